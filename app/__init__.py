@@ -1,0 +1,1 @@
+"""Streamlit UI helpers: navigation, cached models, shared widgets. Pages stay thin."""

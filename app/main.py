@@ -1,0 +1,19 @@
+"""NatLog Studio: ``streamlit run app/main.py``."""
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import streamlit as st  # noqa: E402
+
+st.set_page_config(page_title="NatLog Studio", page_icon="⇅", layout="wide")
+
+PAGES = {
+    "Explore": [
+        st.Page(ROOT / "pages" / "inspector.py", title="Parse & polarity", icon="🌳", default=True),
+    ],
+}
+st.navigation(PAGES).run()

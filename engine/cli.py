@@ -1,0 +1,35 @@
+"""``python -m engine``: one subcommand per pipeline stage; each lives in ``engine/commands``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from engine.commands import attack_commands, parse_commands
+from engine.errors import InputError
+from engine.resources import ResourceError
+from engine.settings import SettingsError
+
+# Each module adds its subcommands with ``register(subparsers)``.
+COMMAND_MODULES = (parse_commands, attack_commands,)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="NatLog Studio engine")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in COMMAND_MODULES:
+        module.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; user errors print one line to stderr and exit 2, never a traceback."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, ResourceError, SettingsError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

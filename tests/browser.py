@@ -1,0 +1,80 @@
+"""A real Streamlit server and a real headless Chromium for browser tests."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from engine.settings import PROJECT_ROOT
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ARTIFACTS = PROJECT_ROOT / "test-artifacts"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90.0) -> Iterator[str]:
+    """Start ``streamlit run app/main.py`` on a free port; yield its base URL once healthy."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "main.py"),
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
+        cwd=PROJECT_ROOT, env={**os.environ, **(env or {})},
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"streamlit exited early:\n{proc.stdout.read() if proc.stdout else ''}")
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
+                    if reply.read().strip() == b"ok":
+                        break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            raise RuntimeError("streamlit did not become healthy in time")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    """A Playwright page in Debian's headless Chromium."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian chromium is not installed (make test installs it as root)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            yield page
+        finally:
+            browser.close()

@@ -1,0 +1,43 @@
+"""The served app in a real headless Chromium: health endpoint, parse page, screenshots."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import pytest
+
+from tests.browser import ARTIFACTS, chromium_page, streamlit_server
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory) -> str:
+    data = tmp_path_factory.mktemp("browser-data")
+    with streamlit_server(env={"NATLOG_DB_PATH": str(data / "natlog.sqlite")}) as url:
+        yield url
+
+
+def test_health_endpoint(app_url: str) -> None:
+    with urllib.request.urlopen(f"{app_url}/_stcore/health", timeout=5) as reply:
+        assert reply.status == 200
+        assert reply.read().strip() == b"ok"
+
+
+def test_parse_page_in_chromium(app_url: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    with chromium_page() as page:
+        page.goto(app_url, wait_until="networkidle")
+        page.get_by_role("heading", name="Parse & polarity inspector").wait_for(timeout=60_000)
+        box = page.get_by_label("Sentence")
+        box.fill("No dog barked at the mailman")
+        page.get_by_role("button", name="Parse").click()
+        # The token table and the displaCy SVG appear with the new sentence's words.
+        page.locator("svg text", has_text="mailman").first.wait_for(timeout=60_000)
+        assert page.locator("svg text", has_text="obl").count() >= 1
+        page.screenshot(path=str(ARTIFACTS / "parse-page.png"), full_page=True)
+
+        box.fill("One. Two sentences here.")
+        page.get_by_role("button", name="Parse").click()
+        page.get_by_text("expected one sentence, found 2").wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "parse-page-error.png"), full_page=True)
