@@ -15,5 +15,9 @@ PAGES = {
     "Explore": [
         st.Page(ROOT / "pages" / "inspector.py", title="Parse & polarity", icon="🌳", default=True),
     ],
+    "Validate": [
+        st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon="🗳️"),
+        st.Page(ROOT / "pages" / "admin.py", title="Admin", icon="🔑"),
+    ],
 }
 st.navigation(PAGES).run()

@@ -1,0 +1,5 @@
+import sys
+
+from annotations.cli import main
+
+sys.exit(main())

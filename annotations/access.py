@@ -1,0 +1,119 @@
+"""What a signed-in person may do. The app reaches the store only through these sessions.
+
+An :class:`AnnotatorSession` sees its own queue, progress and votes, and
+nothing about the victim, the target label or other people's votes. An
+:class:`AdminSession` also manages annotators and reads results. Every call
+re-checks that the token has not been revoked since sign-in.
+"""
+
+from __future__ import annotations
+
+from annotations import assignment, auth
+from annotations.aggregation import agreement, hvasr, item_results
+from annotations.export import export_rows
+from annotations.records import (
+    AgreementReport, Annotator, HvasrRow, ItemResult, Judgment, Progress, QueueItem,
+)
+from annotations.store import Store
+
+
+class AnnotatorSession:
+    """A signed-in annotator: their own queue and votes only."""
+
+    def __init__(self, store: Store, annotator: Annotator) -> None:
+        self._store = store
+        self._annotator_id = annotator.id
+
+    @property
+    def annotator(self) -> Annotator:
+        """The signed-in person, re-read (AuthError once revoked)."""
+        return self._check()
+
+    def _check(self) -> Annotator:
+        return auth.active_annotator(self._store, self._annotator_id)
+
+    def next_item(self) -> QueueItem | None:
+        """The item to judge now (premise and H* only), or None when the queue is empty."""
+        return assignment.next_item(self._store, self._check().id)
+
+    def submit(self, item_id: int, label: str, not_fluent: bool = False,
+               seconds: float | None = None) -> int:
+        """Vote on an item that was served to this annotator."""
+        return assignment.submit(self._store, self._check().id, item_id, label, not_fluent,
+                                 seconds)
+
+    def progress(self) -> Progress:
+        return assignment.progress(self._store, self._check().id)
+
+    def my_judgments(self) -> list[Judgment]:
+        """This annotator's own votes."""
+        return _judgments(self._store, self._check().id)
+
+
+class AdminSession(AnnotatorSession):
+    """A signed-in admin: annotators, everyone's votes, agreement, HVASR, export."""
+
+    def _check(self) -> Annotator:
+        person = super()._check()
+        if not person.is_admin:
+            raise auth.AuthError("only admins may do this")
+        return person
+
+    def add_annotator(self, name: str, role: str = "annotator") -> str:
+        """Create an annotator; returns the token, which is shown once."""
+        self._check()
+        return auth.add_annotator(self._store, name, role)
+
+    def revoke(self, name: str) -> None:
+        self._check()
+        auth.revoke(self._store, name)
+
+    def annotators(self) -> list[Annotator]:
+        self._check()
+        return auth.annotators(self._store)
+
+    def judgments(self, annotator_id: int | None = None) -> list[Judgment]:
+        """Everyone's votes (or one person's)."""
+        self._check()
+        return _judgments(self._store, annotator_id)
+
+    def item_results(self) -> dict[int, ItemResult]:
+        self._check()
+        return item_results(self._store)
+
+    def agreement(self) -> AgreementReport:
+        self._check()
+        return agreement(self._store)
+
+    def hvasr(self, group: str = "run") -> list[HvasrRow]:
+        self._check()
+        return hvasr(self._store, group)
+
+    def export_rows(self, run_name: str | None = None) -> list[dict]:
+        self._check()
+        return export_rows(self._store, run_name)
+
+
+def sign_in(store: Store, name: str, token: str) -> AnnotatorSession:
+    """A session for the person whose name and token match (AdminSession for admins)."""
+    person = auth.authenticate(store, name, token)
+    return (AdminSession if person.is_admin else AnnotatorSession)(store, person)
+
+
+def resume(store: Store, annotator_id: int) -> AnnotatorSession:
+    """The session of someone already signed in (the app keeps their id server-side);
+    AuthError once their token is revoked."""
+    person = auth.active_annotator(store, annotator_id)
+    return (AdminSession if person.is_admin else AnnotatorSession)(store, person)
+
+
+def _judgments(store: Store, annotator_id: int | None) -> list[Judgment]:
+    where, params = ("", []) if annotator_id is None else ("WHERE j.annotator_id = ?",
+                                                             [annotator_id])
+    rows = store.db.query(
+        "SELECT j.id, j.item_id, j.annotator_id, a.name AS annotator, j.label, j.not_fluent, "
+        f"j.seconds, j.source, j.created_at FROM judgments j "
+        f"JOIN annotators a ON a.id = j.annotator_id {where} ORDER BY j.id",
+        params,
+    )
+    return [Judgment(**{**row, "not_fluent": bool(row["not_fluent"])}) for row in rows]

@@ -1,0 +1,175 @@
+"""Aggregating votes: majority with explicit ties, Fleiss' kappa, Krippendorff's alpha,
+per-annotator agreement and HVASR (human-validated attack success rate)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+import krippendorff
+import numpy as np
+from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
+
+from annotations.records import (
+    LABELS, AgreementReport, AnnotatorAgreement, HvasrRow, ItemResult, StoredAttack,
+)
+from annotations.store import Store
+from engine.errors import InputError
+
+HVASR_GROUPS: tuple[str, ...] = ("run", "setup", "victim", "dataset", "operator", "polarity")
+
+
+def majority(labels: Iterable[str]) -> str | None:
+    """The label with strictly the most votes; None when there are no votes or a tie."""
+    ranked = Counter(labels).most_common()
+    if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+        return None
+    return ranked[0][0]
+
+
+def fleiss_kappa(items: Sequence[Sequence[str]], raters: int) -> float | None:
+    """Fleiss' kappa over items with at least ``raters`` votes, using their first ``raters``."""
+    table = [[Counter(votes[:raters])[label] for label in LABELS]
+             for votes in items if len(votes) >= raters]
+    if not table or raters < 2:
+        return None
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(_fleiss_kappa(np.array(table), method="fleiss"))
+    return value if np.isfinite(value) else None
+
+
+def krippendorff_alpha(votes: Sequence[tuple[int, int, str]]) -> float | None:
+    """Nominal Krippendorff's alpha from (item, annotator, label) triples; votes may be missing."""
+    if not votes:
+        return None
+    items = sorted({item for item, _, _ in votes})
+    raters = sorted({rater for _, rater, _ in votes})
+    matrix = np.full((len(raters), len(items)), np.nan)
+    for item, rater, label in votes:
+        matrix[raters.index(rater), items.index(item)] = LABELS.index(label)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        try:
+            value = float(krippendorff.alpha(reliability_data=matrix, value_domain=[0, 1, 2],
+                                             level_of_measurement="nominal"))
+        except ValueError:
+            return None
+    return value if np.isfinite(value) else None
+
+
+def _votes(store: Store, kind: str) -> list[dict]:
+    return list(store.db.query(
+        "SELECT j.item_id, j.annotator_id, a.name, j.label, j.not_fluent, j.seconds, "
+        "i.attack_id, i.gold_label FROM judgments j JOIN items i ON i.id = j.item_id "
+        "JOIN annotators a ON a.id = j.annotator_id WHERE i.kind = ? ORDER BY j.id",
+        [kind],
+    ))
+
+
+def item_results(store: Store) -> dict[int, ItemResult]:
+    """Every attack item's tally, keyed by attack id."""
+    items = {row["id"]: row for row in store.db.query(
+        "SELECT id, attack_id, k FROM items WHERE kind = 'attack' ORDER BY id")}
+    labels: dict[int, list[str]] = defaultdict(list)
+    flags: Counter[int] = Counter()
+    for vote in _votes(store, "attack"):
+        labels[vote["item_id"]].append(vote["label"])
+        flags[vote["item_id"]] += vote["not_fluent"]
+    results = {}
+    for item_id, item in items.items():
+        votes = labels[item_id]
+        winner = majority(votes) if len(votes) >= item["k"] else None
+        state = "pending" if len(votes) < item["k"] else ("resolved" if winner else "tie")
+        results[item["attack_id"]] = ItemResult(
+            item_id=item_id, attack_id=item["attack_id"],
+            votes={label: votes.count(label) for label in LABELS},
+            not_fluent=flags[item_id], majority=winner, state=state,
+        )
+    return results
+
+
+def agreement(store: Store) -> AgreementReport:
+    """Fleiss' kappa (first k votes of complete items), alpha (all votes), per-annotator figures."""
+    attack_votes = _votes(store, "attack")
+    gold_votes = _votes(store, "gold")
+    by_item: dict[int, list[str]] = defaultdict(list)
+    for vote in attack_votes:
+        by_item[vote["item_id"]].append(vote["label"])
+    winners = {item: majority(labels) for item, labels in by_item.items()}
+    k = store.k
+    complete = [labels for labels in by_item.values() if len(labels) >= k]
+    people: dict[str, list[dict]] = defaultdict(list)
+    for vote in attack_votes + gold_votes:
+        people[vote["name"]].append(vote)
+    rows = []
+    for name in sorted(people):
+        votes = people[name]
+        judged = [v for v in votes if v["gold_label"] is None and winners.get(v["item_id"])
+                  and len(by_item[v["item_id"]]) >= k]
+        gold = [v for v in votes if v["gold_label"] is not None]
+        timed = [v["seconds"] for v in votes if v["seconds"] is not None]
+        rows.append(AnnotatorAgreement(
+            name=name,
+            votes=len(votes),
+            agreement=_share(sum(v["label"] == winners[v["item_id"]] for v in judged), len(judged)),
+            gold_votes=len(gold),
+            gold_accuracy=_share(sum(v["label"] == v["gold_label"] for v in gold), len(gold)),
+            not_fluent_share=_share(sum(v["not_fluent"] for v in votes), len(votes)),
+            mean_seconds=sum(timed) / len(timed) if timed else None,
+        ))
+    return AgreementReport(
+        fleiss_kappa=fleiss_kappa(complete, k),
+        fleiss_items=len(complete),
+        krippendorff_alpha=krippendorff_alpha(
+            [(v["item_id"], v["annotator_id"], v["label"]) for v in attack_votes]),
+        alpha_votes=len(attack_votes),
+        annotators=tuple(rows),
+    )
+
+
+def _share(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _group_values(attack: StoredAttack, run: dict, group: str) -> list[str]:
+    if group == "operator":
+        return list(attack.record.operators) or ["none"]
+    if group == "polarity":
+        return [attack.record.polarity or "none"]
+    if group == "dataset":
+        return [Path(run["data_path"]).name]
+    if group == "run":
+        return [attack.run_name]
+    return [str(run[group])]
+
+
+def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
+    """HVASR per value of ``group``: attacks that fooled the victim and whose majority label
+    equals the target label, over attacked (not skipped) pairs."""
+    if group not in HVASR_GROUPS:
+        raise InputError(f"unknown grouping {group!r}; choose one of {', '.join(HVASR_GROUPS)}")
+    runs = {row["id"]: row for row in store.db.query("SELECT * FROM runs")}
+    results = item_results(store)
+    tallies: dict[str, Counter[str]] = defaultdict(Counter)
+    for attack in store.attacks(with_trace=False):
+        if attack.record.status == "skipped":
+            continue
+        result = results.get(attack.id)
+        for value in _group_values(attack, runs[attack.run_id], group):
+            tally = tallies[value]
+            tally["attacked"] += 1
+            tally["successful"] += attack.record.status == "success"
+            tally["judged"] += result is not None and result.majority is not None
+            tally["valid"] += result is not None and result.majority == attack.record.target_label
+    return [
+        HvasrRow(group=group, value=value, attacked=t["attacked"], successful=t["successful"],
+                 judged=t["judged"], valid=t["valid"], asr=_share(t["successful"], t["attacked"]),
+                 hvasr=_share(t["valid"], t["attacked"]))
+        for value, t in sorted(tallies.items())
+    ]
+
+
+def state_counts(results: dict[int, ItemResult]) -> dict[str, int]:
+    """How many attack items are pending, tied and resolved."""
+    counts = Counter(result.state for result in results.values())
+    return {state: counts[state] for state in ("pending", "tie", "resolved")}

@@ -1,0 +1,146 @@
+"""The judging queue: k independent votes per item, leases that expire, gold items mixed in.
+
+An attack item needs k votes; when its k votes tie, it needs one more vote at
+a time until the tie breaks. A served item is leased to the annotator for
+``Store.lease_s`` seconds; a live lease holds one of the item's open slots,
+an expired one releases it. Every read-decide-write step runs inside one
+``BEGIN IMMEDIATE`` transaction, so concurrent annotators never overfill an item.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from annotations.records import LABELS, Progress, QueueItem
+from annotations.store import Store, iso
+from engine.errors import InputError
+
+# Open slots of each attack item, seen by annotator :me at time :now.
+_OPEN_ITEMS = """
+WITH counts AS (
+    SELECT item_id, label, COUNT(*) AS c FROM judgments GROUP BY item_id, label
+), tally AS (
+    SELECT item_id, SUM(c) AS votes, MAX(c) AS top FROM counts GROUP BY item_id
+), leaders AS (
+    SELECT t.item_id, t.votes,
+           (SELECT COUNT(*) FROM counts c WHERE c.item_id = t.item_id AND c.c = t.top) AS n
+    FROM tally t
+), held AS (
+    SELECT item_id, COUNT(*) AS n FROM assignments
+    WHERE expires_at > :now AND annotator_id != :me GROUP BY item_id
+)
+SELECT i.id, i.premise, i.hypothesis FROM items i
+LEFT JOIN leaders l ON l.item_id = i.id
+LEFT JOIN held h ON h.item_id = i.id
+WHERE i.kind = 'attack'
+  AND (:item IS NULL OR i.id = :item)
+  AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.item_id = i.id AND j.annotator_id = :me)
+  AND COALESCE(l.votes, 0) + COALESCE(h.n, 0) < CASE
+        WHEN COALESCE(l.votes, 0) < i.k THEN i.k
+        WHEN l.n > 1 THEN l.votes + 1
+        ELSE l.votes END
+ORDER BY i.created_at, i.id
+"""
+
+
+def _params(store: Store, annotator_id: int, item_id: int | None = None) -> dict:
+    return {"now": store.now(), "me": annotator_id, "item": item_id}
+
+
+def next_item(store: Store, annotator_id: int) -> QueueItem | None:
+    """The item this annotator should judge now (leased to them), or None when done."""
+    with store.transaction() as db:
+        now = store.now()
+        held = next(db.query(
+            "SELECT i.id, i.premise, i.hypothesis FROM assignments a "
+            "JOIN items i ON i.id = a.item_id "
+            "WHERE a.annotator_id = ? AND a.expires_at > ? ORDER BY a.assigned_at LIMIT 1",
+            [annotator_id, now],
+        ), None)
+        if held is not None:
+            return QueueItem(item_id=held["id"], premise=held["premise"],
+                             hypothesis=held["hypothesis"])
+        row = next(db.query(_OPEN_ITEMS + " LIMIT 1", _params(store, annotator_id)), None)
+        if row is None:
+            return None
+        if _gold_due(store, annotator_id):
+            gold = next(db.query(
+                "SELECT id, premise, hypothesis FROM items i WHERE kind = 'gold' AND NOT EXISTS "
+                "(SELECT 1 FROM judgments j WHERE j.item_id = i.id AND j.annotator_id = ?) "
+                "ORDER BY created_at, id LIMIT 1",
+                [annotator_id],
+            ), None)
+            row = gold or row
+        expires = iso(store.clock() + timedelta(seconds=store.lease_s))
+        db.execute(
+            "INSERT INTO assignments (item_id, annotator_id, assigned_at, expires_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT (item_id, annotator_id) "
+            "DO UPDATE SET assigned_at = excluded.assigned_at, expires_at = excluded.expires_at",
+            [row["id"], annotator_id, now, expires],
+        )
+    return QueueItem(item_id=row["id"], premise=row["premise"], hypothesis=row["hypothesis"])
+
+
+def _gold_due(store: Store, annotator_id: int) -> bool:
+    """Whether the next item should be gold: gold votes trail the rate after one more vote."""
+    row = next(store.db.query(
+        "SELECT COUNT(*) AS n, COALESCE(SUM(i.kind = 'gold'), 0) AS gold FROM judgments j "
+        "JOIN items i ON i.id = j.item_id WHERE j.annotator_id = ?",
+        [annotator_id],
+    ))
+    return row["gold"] < (row["n"] + 1) * store.gold_percent // 100
+
+
+def check_label(label: str) -> str:
+    """The label normalised to lower case, or InputError naming the three allowed."""
+    normalised = str(label).strip().lower()
+    if normalised not in LABELS:
+        raise InputError(f"label {label!r} is not one of {', '.join(LABELS)}")
+    return normalised
+
+
+def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent: bool = False,
+           seconds: float | None = None, source: str = "app") -> int:
+    """Store one vote and release the lease; return the judgment id.
+
+    Refused (InputError) for an unknown item, a label outside the three, a
+    second vote by the same annotator, an item never served to them (app
+    votes), and an item whose open slots are all taken.
+    """
+    label = check_label(label)
+    if seconds is not None and not seconds >= 0:
+        raise InputError(f"time spent must be >= 0 seconds, got {seconds!r}")
+    with store.transaction() as db:
+        item = next(db.query("SELECT id, kind FROM items WHERE id = ?", [item_id]), None)
+        if item is None:
+            raise InputError(f"unknown item {item_id}")
+        if next(db.query("SELECT 1 FROM judgments WHERE item_id = ? AND annotator_id = ?",
+                         [item_id, annotator_id]), None) is not None:
+            raise InputError(f"duplicate vote: item {item_id} already has this annotator's vote")
+        if source == "app" and next(db.query(
+            "SELECT 1 FROM assignments WHERE item_id = ? AND annotator_id = ?",
+            [item_id, annotator_id],
+        ), None) is None:
+            raise InputError(f"item {item_id} was not served to you")
+        if item["kind"] == "attack" and next(
+            db.query(_OPEN_ITEMS, _params(store, annotator_id, item_id)), None
+        ) is None:
+            raise InputError(f"item {item_id} already has all the votes it needs")
+        judgment_id = db.table("judgments").insert({
+            "item_id": item_id, "annotator_id": annotator_id, "label": label,
+            "not_fluent": int(bool(not_fluent)), "seconds": seconds, "source": source,
+            "created_at": store.now(),
+        }).last_pk
+        db.execute("DELETE FROM assignments WHERE item_id = ? AND annotator_id = ?",
+                   [item_id, annotator_id])
+    return int(judgment_id)
+
+
+def progress(store: Store, annotator_id: int) -> Progress:
+    """Votes this annotator gave, and attack items still open to them."""
+    done = next(store.db.query("SELECT COUNT(*) AS n FROM judgments WHERE annotator_id = ?",
+                               [annotator_id]))["n"]
+    remaining = next(store.db.query(
+        f"SELECT COUNT(*) AS n FROM ({_OPEN_ITEMS})", _params(store, annotator_id)
+    ))["n"]
+    return Progress(done=done, remaining=remaining)

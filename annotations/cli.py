@@ -1,0 +1,173 @@
+"""``python -m annotations``: manage annotators, read agreement and HVASR, export, import votes.
+
+The command line is trusted: whoever can open the store file can read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from annotations import auth
+from annotations.aggregation import HVASR_GROUPS, agreement, hvasr, item_results, state_counts
+from annotations.crowd_import import import_votes
+from annotations.export import EXPORT_FORMATS, export_rows, write_export
+from annotations.records import ROLES
+from annotations.schema import SCHEMA_VERSION
+from annotations.store import Store
+from engine.errors import InputError
+from engine.settings import SettingsError, get_settings
+
+
+def _cell(value: object) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
+    lines = [headers, *cells]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
+                     for line in lines)
+
+
+def _open(args: argparse.Namespace) -> Store:
+    return Store.open(args.db)
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        print(f"store {store.path} at schema version {SCHEMA_VERSION}")
+    return 0
+
+
+def cmd_add_annotator(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        token = auth.add_annotator(store, args.name, args.role)
+    print(f"added {args.role} {args.name.strip()}; their access token (shown only once):")
+    print(token)
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        auth.revoke(store, args.name)
+    print(f"revoked {args.name}")
+    return 0
+
+
+def cmd_annotators(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        people = auth.annotators(store)
+    print(_table(("name", "role", "source", "created", "revoked"),
+                 [(p.name, p.role, p.source, p.created_at, p.revoked_at) for p in people]))
+    return 0
+
+
+def cmd_progress(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        counts = state_counts(item_results(store))
+    total = sum(counts.values())
+    print(_table(("items", *counts), [(total, *counts.values())]))
+    return 0
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        report = agreement(store)
+    print(f"Fleiss' kappa: {_cell(report.fleiss_kappa)} "
+          f"over {report.fleiss_items} items with k votes")
+    print(f"Krippendorff's alpha: {_cell(report.krippendorff_alpha)} "
+          f"over {report.alpha_votes} votes")
+    print(_table(
+        ("annotator", "votes", "agree w/ majority", "gold votes", "gold accuracy",
+         "not fluent", "mean s"),
+        [(a.name, a.votes, a.agreement, a.gold_votes, a.gold_accuracy, a.not_fluent_share,
+          a.mean_seconds) for a in report.annotators],
+    ))
+    return 0
+
+
+def cmd_hvasr(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        rows = hvasr(store, args.by)
+    print(_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "HVASR"),
+                 [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.hvasr)
+                  for r in rows]))
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        rows = export_rows(store, args.run)
+    if args.output is None:
+        write_export(rows, args.format, sys.stdout)
+        return 0
+    try:
+        with Path(args.output).open("w", newline="", encoding="utf-8") as out:
+            write_export(rows, args.format, out)
+    except OSError as exc:
+        raise InputError(f"{args.output}: cannot write ({exc.strerror})") from exc
+    print(f"wrote {len(rows)} attacks to {args.output}", file=sys.stderr)
+    return 0
+
+
+def cmd_import_votes(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        report = import_votes(store, args.file, args.source)
+    for line, message in report.rejected:
+        print(f"{args.file}:{line}: rejected: {message}", file=sys.stderr)
+    print(f"imported {report.imported} votes, skipped {report.duplicates} duplicates, "
+          f"rejected {len(report.rejected)} rows")
+    return 1 if report.rejected else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", type=Path, default=None,
+                        help=f"store file (default: {get_settings().db_path})")
+    parser = argparse.ArgumentParser(prog="python -m annotations",
+                                     description="NatLog Studio annotation store")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, func, help: str) -> argparse.ArgumentParser:  # noqa: A002
+        p = sub.add_parser(name, parents=[common], help=help, description=help)
+        p.set_defaults(func=func)
+        return p
+
+    add("init", cmd_init, "create or migrate the store")
+    p = add("add-annotator", cmd_add_annotator, "add a person; prints their token once")
+    p.add_argument("name")
+    p.add_argument("--role", choices=ROLES, default="annotator")
+    add("revoke", cmd_revoke, "revoke a person's token (their votes stay)").add_argument("name")
+    add("annotators", cmd_annotators, "list annotators")
+    add("progress", cmd_progress, "count attack items pending, tied and resolved")
+    add("agreement", cmd_agreement, "Fleiss' kappa, Krippendorff's alpha, per-annotator agreement")
+    p = add("hvasr", cmd_hvasr, "human-validated attack success rate")
+    p.add_argument("--by", choices=HVASR_GROUPS, default="run")
+    p = add("export", cmd_export, "attacks with victim outputs, votes and majority")
+    p.add_argument("--format", choices=EXPORT_FORMATS, default="csv")
+    p.add_argument("--run", default=None, help="only this run")
+    p.add_argument("--output", "-o", default=None, help="file to write (default: stdout)")
+    p = add("import-votes", cmd_import_votes,
+            "merge votes from a CSV (item_id, worker_id, label; MTurk names accepted)")
+    p.add_argument("file", type=Path)
+    p.add_argument("--source", default="crowd", help="prefix for the workers' names")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run a subcommand; user errors print one line to stderr and exit 2."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except (InputError, SettingsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

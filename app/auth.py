@@ -1,0 +1,67 @@
+"""Token sign-in for the app: the signed-in person's id lives in the server-side session state."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from annotations import Store
+from annotations.access import AdminSession, AnnotatorSession, resume, sign_in
+from annotations.auth import AuthError
+from app import cached
+
+SESSION_KEY = "natlog_annotator_id"
+
+
+def open_store() -> Store:
+    """The annotation store named by the settings (opened per script run; SQLite is cheap)."""
+    settings = cached.settings()
+    return Store.open(settings.db_path, settings)
+
+
+def sign_out() -> None:
+    st.session_state.pop(SESSION_KEY, None)
+
+
+def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
+    """The signed-in person's session, or a sign-in form (name + token) and None."""
+    annotator_id = st.session_state.get(SESSION_KEY)
+    if annotator_id is not None:
+        try:
+            return resume(store, annotator_id)
+        except AuthError as exc:
+            sign_out()
+            st.error(str(exc))
+    with st.form(form_key):
+        name = st.text_input("Name")
+        token = st.text_input("Access token", type="password")
+        submitted = st.form_submit_button("Sign in", type="primary")
+    if not submitted:
+        return None
+    try:
+        session = sign_in(store, name, token)
+    except AuthError as exc:
+        st.error(str(exc))
+        return None
+    st.session_state[SESSION_KEY] = session.annotator.id
+    st.rerun()
+
+
+def sign_out_button(session: AnnotatorSession) -> None:
+    """Who is signed in, and a button to sign out."""
+    left, right = st.columns([4, 1])
+    left.caption(f"Signed in as **{session.annotator.name}** ({session.annotator.role})")
+    if right.button("Sign out", key="sign-out"):
+        sign_out()
+        st.rerun()
+
+
+def admin_session(store: Store, form_key: str) -> AdminSession:
+    """The signed-in admin's session; otherwise a sign-in form or a refusal, and the page stops."""
+    session = signed_in(store, form_key)
+    if session is None:
+        st.stop()
+    sign_out_button(session)
+    if not isinstance(session, AdminSession):
+        st.error("Only admins may open this page.")
+        st.stop()
+    return session

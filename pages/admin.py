@@ -1,0 +1,110 @@
+"""Admin: annotators and tokens, judging progress, agreement and HVASR, export."""
+
+import io
+from dataclasses import asdict
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from annotations.aggregation import HVASR_GROUPS, state_counts
+from annotations.auth import bootstrap_admin, has_admin
+from annotations.export import EXPORT_FORMATS, write_export
+from annotations.records import ROLES
+from app.auth import admin_session, open_store
+from engine.errors import InputError
+
+st.title("Annotation admin")
+
+
+def show_token_once(name: str, token: str) -> None:
+    st.success(f"Created **{name}**. Their access token is shown only this once; copy it now.")
+    st.code(token, language=None)
+
+
+with open_store() as store:
+    if not has_admin(store):
+        st.info("This store has no admin yet. Create the first admin account.")
+        with st.form("bootstrap"):
+            name = st.text_input("Admin name")
+            create = st.form_submit_button("Create admin", type="primary")
+        if create:
+            try:
+                show_token_once(name.strip(), bootstrap_admin(store, name))
+            except InputError as exc:
+                st.error(str(exc))
+            st.caption("Then sign in below with this name and token.")
+        st.stop()
+
+    session = admin_session(store, "admin-sign-in")
+
+    people, progress, agreement_tab, hvasr_tab, export = st.tabs(
+        ["Annotators", "Progress", "Agreement", "HVASR", "Export"])
+
+    with people:
+        with st.form("add-annotator", clear_on_submit=True):
+            left, right = st.columns([3, 1])
+            new_name = left.text_input("Name")
+            role = right.selectbox("Role", ROLES)
+            add = st.form_submit_button("Add annotator", type="primary")
+        if add:
+            try:
+                show_token_once(new_name.strip(), session.add_annotator(new_name, role))
+            except InputError as exc:
+                st.error(str(exc))
+        everyone = session.annotators()
+        st.dataframe(pd.DataFrame([asdict(a) for a in everyone]).set_index("id"), width="stretch")
+        active = [a.name for a in everyone if a.revoked_at is None and a.source == "local"
+                  and a.name != session.annotator.name]
+        if active:
+            with st.form("revoke"):
+                person = st.selectbox("Revoke the token of", active)
+                if st.form_submit_button("Revoke"):
+                    session.revoke(person)
+                    st.rerun()
+
+    report = session.agreement()
+    with progress:
+        counts = state_counts(session.item_results())
+        columns = st.columns(4)
+        columns[0].metric("Items", sum(counts.values()))
+        for column, (state, count) in zip(columns[1:], counts.items()):
+            column.metric(state.capitalize(), count)
+        st.dataframe(pd.DataFrame([{"annotator": a.name, "votes": a.votes,
+                                    "gold votes": a.gold_votes, "mean seconds": a.mean_seconds}
+                                   for a in report.annotators]), width="stretch", hide_index=True)
+
+    with agreement_tab:
+        left, right = st.columns(2)
+        left.metric("Fleiss' kappa", "—" if report.fleiss_kappa is None
+                    else f"{report.fleiss_kappa:.3f}", help=f"{report.fleiss_items} complete items")
+        right.metric("Krippendorff's alpha", "—" if report.krippendorff_alpha is None
+                     else f"{report.krippendorff_alpha:.3f}", help=f"{report.alpha_votes} votes")
+        table = pd.DataFrame([asdict(a) for a in report.annotators])
+        if table.empty:
+            st.info("No votes yet.")
+        else:
+            st.dataframe(table, width="stretch", hide_index=True)
+            figure = go.Figure([
+                go.Bar(name="agreement with majority", x=table["name"], y=table["agreement"]),
+                go.Bar(name="gold accuracy", x=table["name"], y=table["gold_accuracy"]),
+            ])
+            figure.update_layout(barmode="group", yaxis={"range": [0, 1], "title": "share"},
+                                 height=360, margin={"t": 30})
+            st.plotly_chart(figure, width="stretch")
+
+    with hvasr_tab:
+        group = st.selectbox("Group by", HVASR_GROUPS)
+        rows = session.hvasr(group)
+        if rows:
+            st.dataframe(pd.DataFrame([asdict(r) for r in rows]).drop(columns="group"),
+                         width="stretch", hide_index=True)
+        else:
+            st.info("No attack runs in this store yet.")
+
+    with export:
+        fmt = st.radio("Format", EXPORT_FORMATS, horizontal=True)
+        buffer = io.StringIO()
+        write_export(session.export_rows(), fmt, buffer)
+        st.download_button("Download attacks with votes", buffer.getvalue(),
+                           file_name=f"natlog-annotations.{fmt}", mime="text/plain")

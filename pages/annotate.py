@@ -1,0 +1,59 @@
+"""Annotate: judge one (premise, hypothesis) pair at a time, blind to the victim and other votes."""
+
+import html
+import time
+
+import streamlit as st
+
+from app.auth import open_store, sign_out_button, signed_in
+from engine.errors import InputError
+
+CHOICES = (("Entailment", "entailment", "1"), ("Neutral", "neutral", "2"),
+           ("Contradiction", "contradiction", "3"))
+
+st.title("Annotate")
+
+with open_store() as store:
+    session = signed_in(store, "annotate-sign-in")
+    if session is None:
+        st.caption("Sign in with the name and access token your study admin gave you.")
+        st.stop()
+    sign_out_button(session)
+
+    progress = session.progress()
+    total = progress.done + progress.remaining
+    st.progress(progress.done / total if total else 1.0,
+                text=f"{progress.done} judged · {progress.remaining} left")
+
+    item = session.next_item()
+    if item is None:
+        st.success("Thank you! Your queue is empty: every item has all the votes it needs.")
+        st.stop()
+
+    served = st.session_state.setdefault("natlog_served_at", {})
+    served.setdefault(item.item_id, time.monotonic())
+
+    st.markdown("Assume the **premise** is true. Is the **hypothesis** then definitely true "
+                "(*entailment*), possibly true (*neutral*), or definitely false "
+                "(*contradiction*)? Keys **1 / 2 / 3** answer.")
+    with st.container(border=True):
+        for caption, text in (("Premise", item.premise), ("Hypothesis", item.hypothesis)):
+            st.caption(caption)
+            st.markdown(f'<p style="font-size:1.5rem">{html.escape(text)}</p>',
+                        unsafe_allow_html=True)
+    not_fluent = st.checkbox("The hypothesis is not fluent or not meaningful",
+                             key=f"not-fluent-{item.item_id}")
+
+    chosen = None
+    for column, (title, label, key) in zip(st.columns(3), CHOICES):
+        if column.button(f"{title} ({key})", key=f"{label}-{item.item_id}", type="primary",
+                         shortcut=key, width="stretch"):
+            chosen = label
+    if chosen is not None:
+        seconds = time.monotonic() - served.pop(item.item_id, time.monotonic())
+        try:
+            session.submit(item.item_id, chosen, not_fluent=not_fluent, seconds=round(seconds, 2))
+        except InputError as exc:
+            st.error(str(exc))
+            st.stop()
+        st.rerun()

@@ -1,0 +1,104 @@
+"""Access: hashed tokens, identical sign-in errors, revocation, blind judging, admin-only reads."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from annotations import QueueItem, Store, auth
+from annotations.access import AdminSession, AnnotatorSession, sign_in
+from annotations.auth import SIGN_IN_FAILED, AuthError
+from engine.errors import InputError
+from engine.settings import Settings
+from tests.test_annotations_store import make_record, start
+
+ADMIN_ONLY = ("judgments", "item_results", "agreement", "hvasr", "export_rows",
+              "add_annotator", "revoke", "annotators")
+
+
+@pytest.fixture()
+def store(tmp_settings: Settings):
+    with Store.open(settings=tmp_settings.with_overrides(annotations_gold_percent=0)) as opened:
+        run_id = start(opened)
+        opened.record_attack(run_id, make_record(0))
+        yield opened
+
+
+def test_token_is_stored_only_as_salted_hash(store: Store) -> None:
+    first = auth.add_annotator(store, "alice")
+    second = auth.add_annotator(store, "bob")
+    assert first != second and len(first) >= 32
+    hashes = [row["token_hash"] for row in store.db.query("SELECT token_hash FROM annotators")]
+    assert all(h.startswith("$argon2id$") for h in hashes) and len(set(hashes)) == 2
+    store.db.execute("PRAGMA wal_checkpoint(FULL)")
+    wal = store.path.with_name(store.path.name + "-wal")
+    raw = store.path.read_bytes() + (wal.read_bytes() if wal.exists() else b"")
+    assert first.encode() not in raw and second.encode() not in raw
+
+
+def test_wrong_token_and_unknown_name_fail_identically(store: Store) -> None:
+    token = auth.add_annotator(store, "alice")
+    with pytest.raises(AuthError) as wrong:
+        sign_in(store, "alice", token[:-1] + ("A" if token[-1] != "A" else "B"))
+    with pytest.raises(AuthError) as unknown:
+        sign_in(store, "mallory", token)
+    assert str(wrong.value) == str(unknown.value) == SIGN_IN_FAILED
+    assert isinstance(sign_in(store, " alice ", f" {token} "), AnnotatorSession)
+
+
+def test_revoked_token_fails_at_sign_in_and_in_open_sessions(store: Store) -> None:
+    token = auth.add_annotator(store, "alice")
+    session = sign_in(store, "alice", token)
+    item = session.next_item()
+    auth.revoke(store, "alice")
+    with pytest.raises(AuthError, match=SIGN_IN_FAILED):
+        sign_in(store, "alice", token)
+    with pytest.raises(AuthError, match="revoked"):
+        session.submit(item.item_id, "entailment")
+    with pytest.raises(AuthError, match="revoked"):
+        session.next_item()
+    with pytest.raises(InputError, match="no active annotator"):
+        auth.revoke(store, "alice")
+
+
+def test_annotator_sees_only_own_queue_and_votes_never_results(store: Store) -> None:
+    alice = sign_in(store, "alice", auth.add_annotator(store, "alice"))
+    bob = sign_in(store, "bob", auth.add_annotator(store, "bob"))
+    assert type(alice) is AnnotatorSession
+    for name in ADMIN_ONLY:
+        assert not hasattr(alice, name)
+    item = alice.next_item()
+    # Blind judging: the served item holds the pair to judge and nothing else.
+    assert {f.name for f in dataclasses.fields(QueueItem)} == {"item_id", "premise", "hypothesis"}
+    assert item.hypothesis == "A man is not playing an instrument 0."
+    alice.submit(item.item_id, "contradiction")
+    bob.submit(bob.next_item().item_id, "neutral")
+    assert [(j.annotator, j.label) for j in alice.my_judgments()] == [("alice", "contradiction")]
+    assert [(j.annotator, j.label) for j in bob.my_judgments()] == [("bob", "neutral")]
+    # A non-admin wrapped as an admin session is still refused.
+    forged = AdminSession(store, alice.annotator)
+    for call in (forged.judgments, forged.agreement, forged.item_results, forged.hvasr,
+                 forged.export_rows, forged.annotators):
+        with pytest.raises(AuthError, match="only admins"):
+            call()
+    with pytest.raises(AuthError, match="only admins"):
+        forged.add_annotator("eve")
+
+
+def test_admin_reads_everyone_and_manages_people(store: Store) -> None:
+    with pytest.raises(AuthError):
+        sign_in(store, "root", "nothing yet")
+    admin_token = auth.bootstrap_admin(store, "root")
+    with pytest.raises(AuthError, match="already has an admin"):
+        auth.bootstrap_admin(store, "root2")
+    admin = sign_in(store, "root", admin_token)
+    assert isinstance(admin, AdminSession)
+    alice = sign_in(store, "alice", admin.add_annotator("alice"))
+    alice.submit(alice.next_item().item_id, "neutral")
+    assert [(j.annotator, j.label) for j in admin.judgments()] == [("alice", "neutral")]
+    assert [a.name for a in admin.annotators()] == ["root", "alice"]
+    admin.revoke("alice")
+    assert admin.annotators()[1].revoked_at is not None
+    assert admin.export_rows()[0]["votes"] == [
+        {"annotator": "alice", "label": "neutral", "not_fluent": False}]

@@ -1,0 +1,127 @@
+"""Majority with ties, Fleiss' kappa, Krippendorff's alpha, agreement and HVASR by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from annotations import Store, auth
+from annotations.aggregation import (
+    agreement, fleiss_kappa, hvasr, item_results, krippendorff_alpha, majority, state_counts,
+)
+from annotations.assignment import submit
+from engine.errors import InputError
+from engine.settings import Settings
+from tests.test_annotations_store import make_record, start
+
+E, N, C = "entailment", "neutral", "contradiction"
+# Three raters (A, B, C) on three items: unanimous, 2-1, 1-2.
+VOTES = [(E, E, E), (E, E, N), (N, C, C)]
+
+
+def test_majority_needs_a_strict_winner() -> None:
+    assert majority([E, E, N]) == E
+    assert majority([C]) == C
+    assert majority([E, N, C]) is None
+    assert majority([E, E, N, N, C]) is None
+    assert majority([]) is None
+
+
+def test_fleiss_kappa_matches_hand_computation() -> None:
+    # P_i = 1, 1/3, 1/3 -> P = 5/9; p_j = 5/9, 2/9, 2/9 -> Pe = 33/81;
+    # kappa = (5/9 - 33/81) / (1 - 33/81) = 1/4.
+    assert fleiss_kappa(VOTES, 3) == pytest.approx(0.25)
+    assert fleiss_kappa([(E, E, E, N)] + VOTES, 3) == pytest.approx(
+        fleiss_kappa([(E, E, E)] + VOTES, 3))  # only the first k votes count
+    assert fleiss_kappa([(E, E)], 3) is None  # no complete item
+    assert fleiss_kappa([(E, E, E), (E, E, E)], 3) is None  # no variation: undefined
+
+
+def test_krippendorff_alpha_matches_hand_computation() -> None:
+    triples = [(item, rater, label) for item, labels in enumerate(VOTES)
+               for rater, label in enumerate(labels)]
+    # Coincidences: o_ee=4, o_en=o_ne=1, o_nc=o_cn=1, o_cc=1; n_e=5, n_n=2, n_c=2, n=9.
+    # D_o = 4, D_e = (2*(5*2) + 2*(5*2) + 2*(2*2)) / 8 = 6 -> alpha = 1 - 4/6.
+    assert krippendorff_alpha(triples) == pytest.approx(1 / 3)
+    # A missing vote is allowed: the 2-1 item with only two votes.
+    assert krippendorff_alpha(triples[:5] + triples[6:]) is not None
+    assert krippendorff_alpha([]) is None
+
+
+def _vote(store: Store, name: str, item_id: int, label: str) -> None:
+    annotator_id = next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]))["id"]
+    submit(store, annotator_id, item_id, label, source="import")
+
+
+@pytest.fixture()
+def judged(tmp_settings: Settings):
+    """Run ``r1`` (E2C, target contradiction) on data file d1 with pairs:
+    0 success, majority C (valid); 1 success, majority E (invalid); 2 failed; 3 skipped;
+    4 success, tied. Run ``r2`` (E2E on d2): 0 success, majority E (valid)."""
+    with Store.open(settings=tmp_settings) as store:
+        r1 = start(store, "r1", setup="E2C", data="d1.tsv")
+        r2 = start(store, "r2", setup="E2E", data="d2.tsv", victim="other")
+        records = [make_record(0, operators=("negation",), polarity="↑"),
+                   make_record(1, operators=("hypernym", "negation"), polarity="↓"),
+                   make_record(2, "failed", operators=()), make_record(3, "skipped", operators=()),
+                   make_record(4, operators=("hypernym",), polarity="↓")]
+        attack_ids = [store.record_attack(r1, record) for record in records]
+        attack_ids.append(store.record_attack(r2, make_record(
+            0, target=E, adversarial_prediction=N, operators=("synonym",))))
+        items = {a.id: a.item_id for a in store.attacks()}
+        for name in "ABC":
+            auth.add_annotator(store, name)
+        plan = {attack_ids[0]: VOTES[2][::-1], attack_ids[1]: VOTES[1], attack_ids[4]: (E, N, C),
+                attack_ids[5]: VOTES[0]}
+        for attack_id, labels in plan.items():
+            for name, label in zip("ABC", labels):
+                _vote(store, name, items[attack_id], label)
+        gold = next(store.db.query("SELECT id FROM items WHERE kind = 'gold' ORDER BY id"))["id"]
+        _vote(store, "A", gold, E)  # the gold label
+        _vote(store, "B", gold, C)
+        yield store, attack_ids
+
+
+def test_item_states_and_majorities(judged) -> None:
+    store, ids = judged
+    results = item_results(store)
+    assert {ids[0]: C, ids[1]: E, ids[4]: None, ids[5]: E} == {
+        attack: results[attack].majority for attack in results}
+    assert results[ids[4]].state == "tie"
+    assert state_counts(results) == {"pending": 0, "tie": 1, "resolved": 3}
+
+
+def test_hvasr_per_run_operator_and_polarity(judged) -> None:
+    store, _ = judged
+    by_run = {row.value: row for row in hvasr(store, "run")}
+    # r1: attacked 0, 1, 2, 4 (3 skipped); successes 0, 1, 4; valid only 0.
+    assert (by_run["r1"].attacked, by_run["r1"].successful, by_run["r1"].judged,
+            by_run["r1"].valid) == (4, 3, 2, 1)
+    assert by_run["r1"].asr == pytest.approx(3 / 4)
+    assert by_run["r1"].hvasr == pytest.approx(1 / 4)
+    assert by_run["r2"].hvasr == pytest.approx(1.0)
+    by_operator = {row.value: (row.attacked, row.valid) for row in hvasr(store, "operator")}
+    assert by_operator == {"negation": (2, 1), "hypernym": (2, 0), "synonym": (1, 1),
+                           "none": (1, 0)}
+    by_polarity = {row.value: row.hvasr for row in hvasr(store, "polarity")}
+    # ↑: r1 pair 0 (valid), r1 pair 2 (failed), r2 pair 0 (valid); ↓: r1 pairs 1 and 4.
+    assert by_polarity == pytest.approx({"↑": 2 / 3, "↓": 0.0})
+    assert {row.value for row in hvasr(store, "dataset")} == {"d1.tsv", "d2.tsv"}
+    assert {row.value for row in hvasr(store, "victim")} == {"offline", "other"}
+    with pytest.raises(InputError, match="unknown grouping"):
+        hvasr(store, "colour")
+
+
+def test_agreement_report(judged) -> None:
+    store, _ = judged
+    report = agreement(store)
+    # Complete items: (C,C,N) (E,E,N) (E,N,C) (E,E,E).
+    assert report.fleiss_items == 4
+    assert report.fleiss_kappa == pytest.approx(fleiss_kappa(
+        [(C, C, N), (E, E, N), (E, N, C), (E, E, E)], 3))
+    rows = {row.name: row for row in report.annotators}
+    # Resolved items: majority C, E, E. A: C,E,E -> 3/3; B: C,E,E -> 3/3; C: N,N,E -> 1/3.
+    assert rows["A"].agreement == pytest.approx(1.0)
+    assert rows["C"].agreement == pytest.approx(1 / 3)
+    assert (rows["A"].gold_accuracy, rows["B"].gold_accuracy, rows["C"].gold_accuracy) == (
+        1.0, 0.0, None)
+    assert rows["A"].votes == 5

@@ -1,0 +1,92 @@
+"""The annotate and admin pages, driven through Streamlit's AppTest on a real store file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from annotations import Store, auth
+from annotations.auth import SIGN_IN_FAILED
+from annotations.crowd_import import import_votes
+from engine.settings import PROJECT_ROOT, get_settings
+from tests.test_annotations_store import make_record, start
+
+ANNOTATE = str(PROJECT_ROOT / "pages" / "annotate.py")
+ADMIN = str(PROJECT_ROOT / "pages" / "admin.py")
+
+
+@pytest.fixture()
+def db(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Point the app's settings at a fresh store file holding one attack item."""
+    path = tmp_path / "app.sqlite"
+    monkeypatch.setenv("NATLOG_DB_PATH", str(path))
+    monkeypatch.setenv("NATLOG_ANNOTATIONS_GOLD_PERCENT", "0")
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    with Store.open(path, get_settings()) as store:
+        store.record_attack(start(store), make_record(0))
+    yield path
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+
+
+def sign_in(app: AppTest, name: str, token: str) -> AppTest:
+    app.text_input[0].input(name)
+    app.text_input[1].input(token)
+    return app.button[0].click().run()
+
+
+def test_annotator_signs_in_judges_blind_and_is_thanked(db: Path) -> None:
+    with Store.open(db) as store:
+        token = auth.add_annotator(store, "alice")
+    app = AppTest.from_file(ANNOTATE, default_timeout=30).run()
+    assert not app.exception
+    sign_in(app, "alice", token + "x")
+    assert [e.value for e in app.error] == [SIGN_IN_FAILED]
+    sign_in(app, "bob", token)
+    assert [e.value for e in app.error] == [SIGN_IN_FAILED]
+    sign_in(app, "alice", token)
+    shown = " ".join(m.value for m in app.markdown)
+    assert "A man is not playing an instrument 0." in shown
+    assert "A man is playing guitar number 0." in shown
+    assert "target" not in shown.lower() and "predict" not in shown.lower()
+    labels = [b.label for b in app.button]
+    assert {"Entailment (1)", "Neutral (2)", "Contradiction (3)"} <= set(labels)
+    app.checkbox[0].check()
+    app.button[labels.index("Contradiction (3)")].click().run()
+    assert not app.exception
+    assert any("Thank you" in s.value for s in app.success)
+    with Store.open(db) as store:
+        row = next(store.db.query("SELECT label, not_fluent, seconds FROM judgments"))
+    assert row["label"] == "contradiction" and row["not_fluent"] == 1 and row["seconds"] >= 0
+
+
+def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
+    app = AppTest.from_file(ADMIN, default_timeout=30).run()
+    assert "no admin yet" in app.info[0].value
+    app.text_input[0].input("root")
+    app.button[0].click().run()
+    token = app.code[0].value
+    assert len(token) >= 32
+    votes = db.with_name("votes.csv")
+    votes.write_text("item_id,worker_id,label\n1,a,contradiction\n1,b,contradiction\n1,c,neutral\n")
+    with Store.open(db) as store:
+        assert import_votes(store, votes).imported == 3
+    app = AppTest.from_file(ADMIN, default_timeout=30).run()
+    sign_in(app, "root", token)
+    assert not app.exception and not app.error
+    assert len(app.get("plotly_chart")) == 1  # agreement chart
+    assert [m.value for m in app.metric][:4] == ["1", "0", "0", "1"]  # items, pending, tie, resolved
+    assert [t.label for t in app.tabs] == ["Annotators", "Progress", "Agreement", "HVASR", "Export"]
+    app.text_input[0].input("alice")
+    app.button(key="FormSubmitter:add-annotator-Add annotator").click().run()
+    new_token = app.code[0].value
+    with Store.open(db) as store:
+        assert auth.authenticate(store, "alice", new_token).role == "annotator"
+    # An annotator is refused on the admin page.
+    app = AppTest.from_file(ADMIN, default_timeout=30).run()
+    sign_in(app, "alice", new_token)
+    assert [e.value for e in app.error] == ["Only admins may open this page."]
