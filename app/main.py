@@ -13,11 +13,11 @@ st.set_page_config(page_title="NatLog Studio", page_icon="⇅", layout="wide")
 
 PAGES = {
     "Explore": [
-        st.Page(ROOT / "pages" / "inspector.py", title="Parse & polarity", icon="🌳", default=True),
+        st.Page(ROOT / "pages" / "inspector.py", title="Parse & polarity", icon=":material/account_tree:", default=True),
     ],
     "Validate": [
-        st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon="🗳️"),
-        st.Page(ROOT / "pages" / "admin.py", title="Admin", icon="🔑"),
+        st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon=":material/how_to_vote:"),
+        st.Page(ROOT / "pages" / "admin.py", title="Admin", icon=":material/admin_panel_settings:"),
     ],
 }
 st.navigation(PAGES).run()

@@ -1,15 +1,24 @@
-"""Parse & polarity inspector: UD parse of one sentence."""
+"""Parse & polarity inspector: UD parse, polarity marks, operator scopes, relation projection."""
 
 import streamlit as st
 
 from app import cached
-from app.widgets import dependency_svg, token_table
+from app.widgets import (
+    allowed_edits_table, dependency_svg, polarity_html, projection_table, scope_html, token_table,
+)
 from engine.errors import InputError
+from engine.natlog.polarity import polarize
+from engine.natlog.relations import RELATION_ORDER, Relation
+from engine.natlog.setups import SETUPS
 from engine.parse import PARSERS, parse
 from engine.resources import ResourceError
 
 st.title("Parse & polarity inspector")
-st.caption("Type one sentence (a hypothesis). NatLog Studio parses it into Universal Dependencies v2.")
+st.caption(
+    "Type one sentence (a hypothesis). NatLog Studio parses it into Universal Dependencies v2, "
+    "marks each word's monotonicity (↑ upward, ↓ downward, = non-monotone) and shows which local "
+    "edits yield which sentence-level relation."
+)
 
 settings = cached.settings()
 with st.form("parse-form"):
@@ -25,7 +34,41 @@ except (InputError, ResourceError) as exc:
     st.error(str(exc))
     st.stop()
 
-st.subheader("Dependency tree")
-st.markdown(f"<div style=\"overflow-x:auto\">{dependency_svg(sentence)}</div>", unsafe_allow_html=True)
-st.subheader("Tokens")
-st.dataframe(token_table(sentence), width="stretch")
+polarized = polarize(sentence)
+for warning in polarized.warnings:
+    st.warning(warning)
+
+st.subheader("Polarity")
+st.markdown(polarity_html(polarized), unsafe_allow_html=True)
+st.caption("Bold, underlined words trigger operators; hover a word to see the operators over it.")
+
+st.subheader("Operators and their scopes")
+if polarized.operators:
+    for operator in polarized.operators:
+        st.markdown(scope_html(polarized, operator), unsafe_allow_html=True)
+else:
+    st.info("No monotonicity operator found: every word is in an upward context.")
+
+tab_projection, tab_edits, tab_parse = st.tabs(["Relation projection", "Allowed local edits", "Dependency parse"])
+with tab_projection:
+    st.caption("Each column: the sentence-level relation a lexical edit of that relation produces at this word.")
+    st.dataframe(projection_table(polarized), width="stretch")
+with tab_edits:
+    mode = st.radio("Target", ["Attack setup", "Relation"], horizontal=True)
+    if mode == "Attack setup":
+        name = st.selectbox("Setup", list(SETUPS), format_func=lambda n: f"{n}: {SETUPS[n].description}")
+        targets = SETUPS[name].relations
+    else:
+        chosen = st.multiselect(
+            "Sentence-level relation(s) wanted between H and H*", RELATION_ORDER,
+            default=[Relation.FORWARD], format_func=lambda r: f"{r.symbol} {r.name.lower()}",
+        )
+        targets = frozenset(chosen)
+    if targets:
+        st.caption("Target: " + ", ".join(f"{r.symbol} {r.name.lower()}" for r in RELATION_ORDER if r in targets))
+        st.dataframe(allowed_edits_table(polarized, targets), width="stretch")
+    else:
+        st.info("Pick at least one relation.")
+with tab_parse:
+    st.markdown(f"<div style='overflow-x:auto'>{dependency_svg(sentence)}</div>", unsafe_allow_html=True)
+    st.dataframe(token_table(sentence), width="stretch")

@@ -1,4 +1,4 @@
-"""The Streamlit app run headless with AppTest: navigation and the inspector page."""
+"""The Streamlit app run headless with AppTest: navigation and the polarity inspector."""
 
 from __future__ import annotations
 
@@ -15,13 +15,37 @@ def submit(at: AppTest, text: str) -> AppTest:
     return at.run()
 
 
-def test_inspector_parses_default_sentence() -> None:
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_inspector_marks_polarity_and_projection() -> None:
     at = AppTest.from_file(MAIN, default_timeout=120).run()
     assert not at.exception
     assert at.title[0].value == "Parse & polarity inspector"
-    table = at.dataframe[0].value
-    assert list(table["text"]) == ["The", "dog", "did", "not", "bark", "at", "every", "cat"]
-    assert table.loc[4, "deprel"] == "advmod"
+    submit(at, "Every dog sees some cat")
+    html = markdown_text(at)
+    # dog is in the restrictor of "every": downward; cat under "some" in the body: upward.
+    assert "dog<sup style='color:#c92a2a;font-weight:700'>↓" in html
+    assert "cat<sup style='color:#2b8a3e;font-weight:700'>↑" in html
+    projection = at.dataframe[0].value
+    assert list(projection["token"]) == ["Every", "dog", "sees", "some", "cat"]
+    assert projection.loc[2, "⊏ forward"] == "⊐"   # a hyponym edit under "every" is weaker: ⊐ flips
+    assert projection.loc[5, "⊏ forward"] == "⊏"
+    parse_table = at.dataframe[-1].value
+    assert parse_table.loc[2, "deprel"] == "nsubj"
+
+
+def test_allowed_edits_follow_the_chosen_setup() -> None:
+    at = AppTest.from_file(MAIN, default_timeout=120).run()
+    submit(at, "No dog barked")
+    allowed = at.dataframe[1].value
+    # E2E (default): under "no", only a reverse (hyponym) edit of "dog" keeps entailment.
+    assert "⊐ reverse" in allowed.loc[2, "allowed local relations"]
+    assert "⊏ forward" not in allowed.loc[2, "allowed local relations"]
+    at.selectbox[1].set_value("E2C").run()
+    allowed = at.dataframe[1].value
+    assert "| alternation" in allowed.loc[3, "allowed local relations"] or "^ negation" in allowed.loc[3, "allowed local relations"]
 
 
 def test_inspector_shows_errors_and_keeps_running() -> None:
@@ -32,4 +56,4 @@ def test_inspector_shows_errors_and_keeps_running() -> None:
     assert "empty" in at.error[0].value
     submit(at, "Some cats sleep")
     assert not at.error and not at.exception
-    assert list(at.dataframe[0].value["text"]) == ["Some", "cats", "sleep"]
+    assert list(at.dataframe[-1].value["text"]) == ["Some", "cats", "sleep"]

@@ -32,10 +32,16 @@ def test_parse_page_in_chromium(app_url: str) -> None:
         box = page.get_by_label("Sentence")
         box.fill("No dog barked at the mailman")
         page.get_by_role("button", name="Parse").click()
-        # The token table and the displaCy SVG appear with the new sentence's words.
-        page.locator("svg text", has_text="mailman").first.wait_for(timeout=60_000)
+        # Polarity marks: under "no", "dog" and the predicate are downward.
+        page.locator(".natlog-token", has_text="mailman").first.wait_for(timeout=90_000)
+        assert page.locator(".natlog-token", has_text="dog").first.inner_text().strip() == "dog↓"
+        page.get_by_text("restrictor").first.wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "inspector-polarity.png"), full_page=True)
+        # The dependency tree (displaCy SVG) on its tab.
+        page.get_by_role("tab", name="Dependency parse").click()
+        page.locator("svg text", has_text="mailman").first.wait_for(timeout=30_000)
         assert page.locator("svg text", has_text="obl").count() >= 1
-        page.screenshot(path=str(ARTIFACTS / "parse-page.png"), full_page=True)
+        page.screenshot(path=str(ARTIFACTS / "inspector-parse.png"), full_page=True)
 
         box.fill("One. Two sentences here.")
         page.get_by_role("button", name="Parse").click()

@@ -1,0 +1,51 @@
+"""``polarize`` and ``polarity-eval`` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from tqdm import tqdm
+
+from engine.natlog.evaluation import read_gold, score
+from engine.natlog.polarity import polarize
+from engine.parse import PARSERS, parse
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("polarize", help="mark each token of a sentence with its polarity (↑ ↓ =)")
+    p.add_argument("text")
+    p.add_argument("--json", action="store_true", help="print polarity, operators and projection list per token")
+    p.add_argument("--pretokenized", action="store_true", help="split tokens on spaces only")
+    p.add_argument("--parser", choices=PARSERS, default=None, help="parser backend (default: settings)")
+    p.set_defaults(func=cmd_polarize)
+
+    e = sub.add_parser("polarity-eval", help="score the polarity marker on a gold file (tokens ending in ↑ ↓ =)")
+    e.add_argument("file", type=Path)
+    e.add_argument("--parser", choices=PARSERS, default=None, help="parser backend (default: settings)")
+    e.set_defaults(func=cmd_polarity_eval)
+
+
+def cmd_polarize(args: argparse.Namespace) -> int:
+    result = polarize(parse(args.text, pretokenized=args.pretokenized, parser=args.parser))
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+    else:
+        print(result.marked)
+        for warning in result.warnings:
+            print(f"warning: {warning}")
+    return 0
+
+
+def cmd_polarity_eval(args: argparse.Namespace) -> int:
+    gold = read_gold(args.file)
+    bar = tqdm(gold, desc="polarizing", unit="sentence", leave=False)
+    report = score(bar, lambda text: polarize(parse(text, pretokenized=True, parser=args.parser)))
+    for item in report.sentences:
+        if not item.correct:
+            print(f"line {item.gold.line}")
+            print(f"  gold: {item.render(item.gold.marks)}")
+            print(f"  pred: {item.render(item.predicted)}")
+    print(report.summary)
+    return 0

@@ -1,0 +1,10 @@
+"""Natural-logic core: relations and join, projectivity, operators and scope, polarity, attack setups."""
+
+from engine.natlog.polarity import Polarity, PolarizedSentence, PolarizedToken, polarize
+from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation, join, join_sets, nli_label
+from engine.natlog.setups import SETUPS, Setup, get_setup, setups_for_label
+
+__all__ = [
+    "RELATION_ORDER", "SETUPS", "WORD_RELATIONS", "Polarity", "PolarizedSentence", "PolarizedToken",
+    "Relation", "Setup", "get_setup", "join", "join_sets", "nli_label", "polarize", "setups_for_label",
+]

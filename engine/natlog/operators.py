@@ -1,0 +1,428 @@
+"""Operator lexicon and scope: find monotonicity operators in a UD parse and the tokens each argument covers.
+
+Quantified noun phrases split into a restrictor (the noun with its modifiers
+and relative clauses) and a body (the rest of the clause for subjects, the
+predicate after the head for other roles). Multiword operators ("at least n",
+"a few", "all but", "more than n", "no one") are matched on the word sequence
+first, so a misattached word still joins its unit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from engine.natlog import projectivity as pj
+from engine.natlog.projectivity import Polarity, Projectivity
+from engine.parse.sentence import ParsedSentence, Token
+
+Signature = tuple[Projectivity, Projectivity]
+
+# Determiners (and pronouns heading their own phrase) with their (restrictor, body) signatures.
+QUANTIFIERS: dict[str, Signature] = {
+    "every": pj.EVERY, "all": pj.EVERY, "each": pj.EVERY,
+    "everyone": pj.EVERY, "everybody": pj.EVERY, "everything": pj.EVERY,
+    "some": pj.SOME, "a": pj.SOME, "an": pj.SOME, "several": pj.SOME,
+    "someone": pj.SOME, "somebody": pj.SOME, "something": pj.SOME,
+    "no": pj.NO, "none": pj.NO, "nobody": pj.NO, "nothing": pj.NO, "noone": pj.NO,
+    "most": pj.MOST, "many": pj.MANY, "few": pj.FEW,
+}
+# "any" is existential in a downward context and universal (free choice) elsewhere.
+ANY_WORDS = {"any", "anyone", "anybody", "anything"}
+# Definite and demonstrative determiners: the restrictor is non-monotone.
+DEFINITES = {"the", "this", "that", "these", "those"}
+# Sequences read as one operator: words -> (name, signature, projectivity of the number or None).
+MULTIWORD: dict[tuple[str, ...], tuple[str, Signature, Projectivity | None]] = {
+    ("a", "few"): ("a few", pj.SOME, None),
+    ("no", "one"): ("no one", pj.NO, None),
+    ("all", "but"): ("all but", pj.ALL_BUT_N, None),
+    ("at", "least"): ("at least", pj.AT_LEAST_N, pj.DOWNWARD),
+    ("at", "most"): ("at most", pj.AT_MOST_N, pj.UPWARD),
+    ("more", "than"): ("more than", pj.AT_LEAST_N, pj.DOWNWARD),
+    ("less", "than"): ("less than", pj.AT_MOST_N, pj.UPWARD),
+    ("fewer", "than"): ("fewer than", pj.AT_MOST_N, pj.UPWARD),
+    ("exactly",): ("exactly", pj.EXACTLY_N, pj.NON_MONOTONE),
+}
+NEGATORS = {"not", "n't", "never"}
+# Verbs whose complement they negate: two-way implicatives negate it, the others are downward.
+NEGATIVE_VERBS: dict[str, Projectivity] = {
+    "fail": pj.NEGATION, "forget": pj.NEGATION, "neglect": pj.NEGATION,
+    "refuse": pj.DOWNWARD, "decline": pj.DOWNWARD, "deny": pj.DOWNWARD, "doubt": pj.DOWNWARD,
+}
+NUMBER_WORDS = {
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
+    "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen",
+}
+
+SUBJECT = {"nsubj", "csubj", "expl"}
+CLAUSE_PARTS = {"nsubj", "csubj", "expl", "cop", "aux", "mark", "punct", "advcl", "ccomp", "parataxis"}
+
+
+@dataclass(frozen=True)
+class OperatorArgument:
+    """One argument position of an operator: the tokens it covers and how it projects."""
+
+    role: str
+    tokens: frozenset[int]
+    projectivity: Projectivity
+
+
+@dataclass(frozen=True)
+class ScopedOperator:
+    """An operator occurrence: its trigger words and its arguments' scopes."""
+
+    name: str
+    triggers: tuple[int, ...]
+    arguments: tuple[OperatorArgument, ...]
+
+    @property
+    def scope(self) -> frozenset[int]:
+        return frozenset().union(*(a.tokens for a in self.arguments))
+
+    @property
+    def anchors(self) -> frozenset[int]:
+        """The words that place the operator: its triggers and, for numerals, the number."""
+        numbers = (a.tokens for a in self.arguments if a.role == "number")
+        return frozenset(self.triggers).union(*numbers)
+
+
+def _base(deprel: str) -> str:
+    return deprel.split(":")[0]
+
+
+def _lower(token: Token) -> str:
+    return token.text.lower()
+
+
+def is_number(token: Token) -> bool:
+    """A cardinal number word or numeral."""
+    text = token.text.lower().replace(",", "")
+    return token.upos == "NUM" or text.isdigit() or text in NUMBER_WORDS
+
+
+def _ids(tokens: list[Token]) -> set[int]:
+    return {t.id for t in tokens}
+
+
+def _is_relative_pronoun(token: Token) -> bool:
+    return token.xpos in ("WDT", "WP", "WP$") or token.feats_dict.get("PronType") == "Rel"
+
+
+def _clean(sentence: ParsedSentence, ids: set[int], *, bound: bool = False) -> frozenset[int]:
+    """Drop punctuation; with ``bound`` also relative pronouns (variables bound outside a body)."""
+    return frozenset(
+        i for i in ids
+        if sentence.token(i).upos != "PUNCT" and not (bound and _is_relative_pronoun(sentence.token(i)))
+    )
+
+
+def recovered_predicate(sentence: ParsedSentence, noun: Token) -> Token | None:
+    """For a verbless root noun, a following clausal modifier without subject that is the real predicate.
+
+    Small parsers often read "Three students cheated in class" as a noun phrase
+    with a reduced relative; the verb is then taken as the predicate.
+    """
+    if noun.head != 0 or noun.upos == "VERB":
+        return None
+    for child in sentence.children(noun.id):
+        if child.deprel == "acl" and child.upos in ("VERB", "AUX") and child.id > noun.id:
+            if not any(_base(c.deprel) in SUBJECT for c in sentence.children(child.id)):
+                return child
+    return None
+
+
+def noun_phrase(sentence: ParsedSentence, noun: Token, triggers: set[int]) -> set[int]:
+    """The phrase headed by ``noun`` minus the operator words and what they govern (a restrictor).
+
+    Left out too: the noun's case marker, dependents before the first trigger
+    (predeterminers such as "all" in "all the"), and clause parts when the noun
+    is a predicate.
+    """
+    ids = _ids(sentence.subtree(noun.id))
+    excluded = {noun.id} & triggers
+    first = min(triggers, default=noun.id)
+    for trigger in triggers - {noun.id}:
+        if trigger in ids:
+            excluded |= _ids(sentence.subtree(trigger))
+    for child in sentence.children(noun.id):
+        if (
+            _base(child.deprel) in CLAUSE_PARTS or child.deprel == "case" or child.id < first
+            or child == recovered_predicate(sentence, noun)
+        ):
+            excluded |= _ids(sentence.subtree(child.id))
+    return ids - excluded
+
+
+def phrase_host(sentence: ParsedSentence, noun: Token) -> Token:
+    """Climb from a conjunct or a possessor to the phrase that plays the role in the clause."""
+    current = noun
+    while current.head and (current.deprel == "conj" or current.deprel == "nmod:poss"):
+        current = sentence.token(current.head)
+    return current
+
+
+def clause_body(sentence: ParsedSentence, noun: Token, excluded: set[int]) -> set[int]:
+    """The body of a quantified phrase: the clause minus the phrase (subjects), or the predicate after it."""
+    host = phrase_host(sentence, noun)
+    phrase = _ids(sentence.subtree(host.id))
+    if host.head == 0:
+        predicate = recovered_predicate(sentence, host)
+        return _ids(sentence.subtree(predicate.id)) - excluded if predicate else set()
+    head = sentence.token(host.head)
+    if _base(host.deprel) in SUBJECT:
+        # Material fronted before the subject ("If ..., every dog ...") is outside its scope.
+        fronted = {i for c in sentence.children(head.id) if c.id < host.id for i in _ids(sentence.subtree(c.id))}
+        return _ids(sentence.subtree(head.id)) - phrase - fronted - excluded
+    if head.upos in ("NOUN", "PROPN", "PRON", "NUM") and _base(host.deprel) == "nmod":
+        return set()
+    body = {head.id}
+    for child in sentence.children(head.id):
+        if child.id > host.id:
+            body |= _ids(sentence.subtree(child.id))
+    return body - phrase - excluded
+
+
+def _next(sentence: ParsedSentence, token: Token, offset: int = 1) -> Token | None:
+    k = token.id + offset
+    return sentence.token(k) if 1 <= k <= len(sentence) else None
+
+
+def _quantified_noun(sentence: ParsedSentence, word: Token) -> Token:
+    """The noun a determiner-like word quantifies (the word itself when it heads its phrase)."""
+    if word.head and _base(word.deprel) in ("det", "amod", "nummod", "advmod", "compound", "case") and word.head > word.id:
+        head = sentence.token(word.head)
+        if head.upos in ("NOUN", "PROPN", "PRON", "NUM", "ADJ", "X"):
+            return head
+    following = _next(sentence, word)
+    if word.upos in ("DET", "ADJ", "ADV") and following is not None and following.upos in ("NOUN", "PROPN", "ADJ"):
+        # A determiner misattached by the parser: take the noun it precedes (up to its head noun).
+        noun = following
+        while noun.head > noun.id and sentence.token(noun.head).upos in ("NOUN", "PROPN") and noun.deprel in ("compound", "amod"):
+            noun = sentence.token(noun.head)
+        return noun
+    return word
+
+
+def _quantifier(sentence: ParsedSentence, name: str, triggers: list[int], noun: Token,
+                signature: Signature, number: tuple[int, Projectivity] | None = None) -> ScopedOperator:
+    trig = set(triggers) | ({number[0]} if number else set())
+    restrictor = noun_phrase(sentence, noun, trig)
+    body = clause_body(sentence, noun, trig)
+    arguments = [
+        OperatorArgument("restrictor", _clean(sentence, restrictor), signature[0]),
+        OperatorArgument("body", _clean(sentence, body, bound=True), signature[1]),
+    ]
+    if number:
+        arguments.append(OperatorArgument("number", frozenset({number[0]}), number[1]))
+    return ScopedOperator(name, tuple(sorted(triggers)), tuple(arguments))
+
+
+def _match_multiword(
+    sentence: ParsedSentence, start: Token,
+) -> tuple[tuple[str, ...], tuple[str, Signature, Projectivity | None]] | None:
+    for words, entry in MULTIWORD.items():
+        seq = [sentence.token(start.id + k) for k in range(len(words)) if start.id + k <= len(sentence)]
+        if len(seq) == len(words) and all(_lower(t) == w for t, w in zip(seq, words)):
+            return words, entry
+    return None
+
+
+def _number_after(sentence: ParsedSentence, token: Token) -> Token | None:
+    following = _next(sentence, token)
+    return following if following is not None and is_number(following) else None
+
+
+def find_operators(sentence: ParsedSentence, context: Callable[[int], Polarity] | None = None) -> list[ScopedOperator]:
+    """All operators of the sentence with their argument scopes.
+
+    ``context(token_id)`` gives the polarity of a word from the other operators;
+    it decides "any" (existential when downward); without it "any" is left out.
+    """
+    operators: list[ScopedOperator] = []
+    claimed: set[int] = set()
+    for tok in sentence.tokens:
+        if tok.id in claimed:
+            continue
+        match = _match_multiword(sentence, tok)
+        if match:
+            words, (name, signature, number_proj) = match
+            triggers = list(range(tok.id, tok.id + len(words)))
+            last = sentence.token(triggers[-1])
+            if number_proj is not None:
+                number = _number_after(sentence, last)
+                if number is None:
+                    continue
+                claimed |= set(triggers) | {number.id}
+                noun = _quantified_noun(sentence, number)
+                operators.append(_quantifier(sentence, name, triggers, noun, signature, (number.id, number_proj)))
+                continue
+            claimed |= set(triggers)
+            if name == "all but":
+                anchor = _next(sentence, last)
+                if anchor is None:
+                    continue
+                operators.append(_all_but(sentence, tok, triggers, anchor, signature))
+            else:
+                noun = _quantified_noun(sentence, last)
+                noun = noun if noun.id not in triggers else last
+                operators.append(_quantifier(sentence, name, triggers, noun, signature))
+            continue
+        word = _lower(tok)
+        if word in ("more", "fewer", "less") and (comparative := _comparative(sentence, tok)):
+            claimed |= set(comparative.triggers)
+            operators.append(comparative)
+        elif word in QUANTIFIERS and tok.upos in ("DET", "PRON", "ADJ", "NOUN", "ADV", "NUM"):
+            noun = _quantified_noun(sentence, tok)
+            operators.append(_quantifier(sentence, word, [tok.id], noun, QUANTIFIERS[word]))
+        elif word in ANY_WORDS and context is not None:
+            downward = context(tok.id) is Polarity.DOWN
+            noun = _quantified_noun(sentence, tok)
+            operators.append(_quantifier(sentence, "any (some)" if downward else "any (every)", [tok.id], noun,
+                                         pj.SOME if downward else pj.EVERY))
+        elif word in DEFINITES and _base(tok.deprel) == "det" and tok.head > tok.id and not _partitive_definite(sentence, tok):
+            noun = sentence.token(tok.head)
+            restrictor = noun_phrase(sentence, noun, {tok.id})
+            operators.append(ScopedOperator(word, (tok.id,), (
+                OperatorArgument("restrictor", _clean(sentence, restrictor), pj.NON_MONOTONE),)))
+        elif is_number(tok) and tok.upos == "NUM" and _base(tok.deprel) in ("nummod", "nsubj", "obj", "obl", "iobj", "conj"):
+            noun = _quantified_noun(sentence, tok)
+            operators.append(_quantifier(sentence, _lower(tok), [], noun, pj.BARE_NUMERAL, (tok.id, pj.NON_MONOTONE)))
+    operators.extend(_clausal_operators(sentence, operators))
+    return operators
+
+
+def _partitive_definite(sentence: ParsedSentence, det: Token) -> bool:
+    """A plural definite under a quantifier ("all the kids", "none of the dogs") only fixes the domain: transparent."""
+    noun = sentence.token(det.head)
+    plural = noun.feats_dict.get("Number") == "Plur" or noun.xpos in ("NNS", "NNPS")
+    before = sentence.token(det.id - 1) if det.id > 1 else None
+    return plural and before is not None and (_lower(before) in QUANTIFIERS or _lower(before) == "of" or is_number(before))
+
+
+def _comparative(sentence: ParsedSentence, word: Token) -> ScopedOperator | None:
+    """"more A than B" / "fewer A than B": two restrictors and a non-monotone body."""
+    than = next((t for t in sentence.tokens[word.id:] if _lower(t) == "than"), None)
+    if than is None or than.id == word.id + 1:
+        return None
+    first = _quantified_noun(sentence, word)
+    second = sentence.token(than.head) if than.deprel == "case" else _next(sentence, than)
+    if second is None or first.id == word.id:
+        return None
+    signature = pj.MORE_THAN if _lower(word) == "more" else pj.FEWER_THAN
+    triggers = {word.id, than.id}
+    second_ids = _ids(sentence.subtree(second.id)) - triggers
+    first_ids = noun_phrase(sentence, first, triggers) - second_ids
+    body = clause_body(sentence, first, triggers)
+    name = f"{_lower(word)} than"
+    return ScopedOperator(name, tuple(sorted(triggers)), (
+        OperatorArgument("restrictor", _clean(sentence, first_ids), signature[0]),
+        OperatorArgument("comparison", _clean(sentence, second_ids), signature[1]),
+        OperatorArgument("body", _clean(sentence, body, bound=True), signature[2]),
+    ))
+
+
+def _all_but(sentence: ParsedSentence, word: Token, triggers: list[int], anchor: Token,
+             signature: Signature) -> ScopedOperator:
+    """"all but N A": the exception phrase and the body are both non-monotone."""
+    noun = _quantified_noun(sentence, anchor) if anchor.upos != "NOUN" else anchor
+    restrictor = noun_phrase(sentence, noun, set(triggers))
+    host = sentence.token(word.head) if word.head and _base(word.deprel) == "det" else word
+    body = clause_body(sentence, host, set(triggers) | restrictor)
+    return ScopedOperator("all but", tuple(triggers), (
+        OperatorArgument("restrictor", _clean(sentence, restrictor), signature[0]),
+        OperatorArgument("body", _clean(sentence, body, bound=True), signature[1]),
+    ))
+
+
+def _clausal_operators(sentence: ParsedSentence, quantifiers: list[ScopedOperator]) -> list[ScopedOperator]:
+    """Negation, conditionals, negative verbs, "without", "only", exceptives and "it is false that"."""
+    found: list[ScopedOperator] = []
+    by_trigger = {t: q for q in quantifiers for t in q.triggers}
+    for tok in sentence.tokens:
+        word, lemma = _lower(tok), tok.lemma.lower()
+        if word in NEGATORS or (lemma == "not" and tok.upos == "PART"):
+            found.append(_negation(sentence, tok, by_trigger))
+        elif word == "if" and tok.deprel == "mark" and tok.head:
+            clause = sentence.token(tok.head)
+            if clause.deprel == "advcl" or clause.head == 0:
+                ids = _ids(sentence.subtree(clause.id))
+                if clause.head == 0:
+                    for child in sentence.children(clause.id):
+                        if child.id > clause.id and _base(child.deprel) in ("parataxis", "conj", "ccomp", "advcl"):
+                            ids -= _ids(sentence.subtree(child.id))
+                even = {c.id for c in sentence.children(clause.id) if _lower(c) == "even" and c.id == tok.id - 1}
+                triggers = tuple(sorted(even | {tok.id}))
+                found.append(ScopedOperator("even if" if even else "if", triggers, (
+                    OperatorArgument("antecedent", _clean(sentence, ids - set(triggers)), pj.DOWNWARD),)))
+        elif lemma in NEGATIVE_VERBS and tok.upos == "VERB":
+            for comp in sentence.children(tok.id):
+                if comp.deprel in ("xcomp", "ccomp"):
+                    markers = {c.id for c in sentence.children(comp.id) if c.deprel == "mark" or (c.deprel == "aux" and _lower(c) == "to")}
+                    ids = _ids(sentence.subtree(comp.id)) - markers
+                    found.append(ScopedOperator(lemma, (tok.id,), (
+                        OperatorArgument("complement", _clean(sentence, ids), NEGATIVE_VERBS[lemma]),)))
+        elif word == "without" and tok.head:
+            ids = _ids(sentence.subtree(tok.head)) - {tok.id}
+            found.append(ScopedOperator("without", (tok.id,), (
+                OperatorArgument("scope", _clean(sentence, ids), pj.ANTI_ADDITIVE),)))
+        elif word == "only" and tok.head:
+            focus = sentence.token(tok.head)
+            ids = noun_phrase(sentence, focus, {tok.id})
+            body = clause_body(sentence, focus, {tok.id})
+            found.append(ScopedOperator("only", (tok.id,), (
+                OperatorArgument("focus", _clean(sentence, ids), pj.EVERY[1]),
+                OperatorArgument("body", _clean(sentence, body, bound=True), pj.EVERY[0]),
+            )))
+        elif word == "except":
+            found.append(_exceptive(sentence, tok, quantifiers))
+        elif lemma == "false" and tok.upos == "ADJ":
+            for comp in sentence.children(tok.id):
+                if _base(comp.deprel) in ("ccomp", "csubj"):
+                    markers = {c.id for c in sentence.children(comp.id) if c.deprel == "mark"}
+                    ids = _ids(sentence.subtree(comp.id)) - markers
+                    found.append(ScopedOperator("false", (tok.id,), (
+                        OperatorArgument("scope", _clean(sentence, ids), pj.NEGATION),)))
+    return found
+
+
+def _negation(sentence: ParsedSentence, tok: Token, quantifiers: dict[int, ScopedOperator]) -> ScopedOperator:
+    """"not"/"n't"/"never": over a following quantifier and its arguments, or over its predicate minus the subject."""
+    following = _next(sentence, tok)
+    if following is not None and following.id in quantifiers:
+        quantifier = quantifiers[following.id]
+        ids = set(quantifier.triggers) | set(quantifier.scope)
+        for argument in quantifier.arguments:
+            if argument.role == "number":
+                ids |= argument.tokens
+        return ScopedOperator(_lower(tok), (tok.id,), (
+            OperatorArgument("scope", _clean(sentence, ids - {tok.id}), pj.NEGATION),))
+    if not tok.head:
+        return ScopedOperator(_lower(tok), (tok.id,), (OperatorArgument("scope", frozenset(), pj.NEGATION),))
+    head = sentence.token(tok.head)
+    ids = _ids(sentence.subtree(head.id)) - {tok.id}
+    for child in sentence.children(head.id):
+        if _base(child.deprel) in SUBJECT or (child.id < tok.id and child.id != head.id):
+            ids -= _ids(sentence.subtree(child.id))
+    return ScopedOperator(_lower(tok), (tok.id,), (
+        OperatorArgument("scope", _clean(sentence, ids), pj.NEGATION),))
+
+
+def _exceptive(sentence: ParsedSentence, tok: Token, quantifiers: list[ScopedOperator]) -> ScopedOperator:
+    """"except (for) X": the exception is non-monotone.
+
+    A counted exception ("except for two") reads as "all but n", whose body is
+    non-monotone too; a plain one ("except engineers") subtracts from the domain.
+    """
+    triggers = {tok.id}
+    following = _next(sentence, tok)
+    if following is not None and _lower(following) == "for":
+        triggers.add(following.id)
+    root = tok.head if tok.deprel in ("case", "mark") and tok.head else tok.id
+    exception = _ids(sentence.subtree(root)) - triggers
+    arguments = [OperatorArgument("exception", _clean(sentence, exception), pj.NON_MONOTONE)]
+    counted = any(is_number(sentence.token(i)) for i in exception)
+    host = next((q for q in quantifiers if q.arguments[0].role == "restrictor" and tok.id in q.arguments[0].tokens), None)
+    if counted and host is not None:
+        body = next(a for a in host.arguments if a.role == "body")
+        arguments.append(OperatorArgument("body", body.tokens - exception, pj.NON_MONOTONE))
+    return ScopedOperator("except", tuple(sorted(triggers)), tuple(arguments))

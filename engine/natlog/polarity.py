@@ -1,0 +1,130 @@
+"""Polarity marking: project each token's context through the operators that scope over it.
+
+For every token the operator arguments that hold it are ordered from the
+outermost (an operator whose scope holds the other's trigger) to the
+innermost, and their projectivities compose into the token's projection
+list: where each of the seven lexical relations lands at sentence level.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable
+
+from engine.natlog.operators import OperatorArgument, ScopedOperator, find_operators
+from engine.natlog.projectivity import IDENTITY, Polarity, Projectivity, compose
+from engine.natlog.relations import RELATION_ORDER, Relation
+from engine.parse.sentence import ParsedSentence, Token
+
+
+@dataclass(frozen=True)
+class PolarizedToken:
+    """A token with its polarity, the operators over it (outermost first) and its projection list."""
+
+    token: Token
+    polarity: Polarity
+    operators: tuple[str, ...]
+    projection: tuple[Relation, ...]
+
+    @property
+    def marked(self) -> str:
+        """The word with its arrow, e.g. ``dog↓``."""
+        return f"{self.token.text}{self.polarity.mark}"
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "id": self.token.id, "text": self.token.text, "polarity": self.polarity.mark,
+            "operators": list(self.operators),
+            "projection": {r.symbol: p.symbol for r, p in zip(RELATION_ORDER, self.projection)},
+        }
+
+
+@dataclass(frozen=True)
+class PolarizedSentence:
+    """A parsed sentence with one :class:`PolarizedToken` per token (same order) and the operators found."""
+
+    sentence: ParsedSentence
+    tokens: tuple[PolarizedToken, ...]
+    operators: tuple[ScopedOperator, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def token(self, token_id: int) -> PolarizedToken:
+        if not 1 <= token_id <= len(self.tokens):
+            raise IndexError(f"token id {token_id} is outside 1..{len(self.tokens)}")
+        return self.tokens[token_id - 1]
+
+    def local_relations(self, token_id: int, target: Relation | Iterable[Relation]) -> frozenset[Relation]:
+        """The lexical relations that, substituted at ``token_id``, project to (one of) ``target`` (Eq. 1)."""
+        targets = {target} if isinstance(target, Relation) else set(target)
+        projection = self.token(token_id).projection
+        return frozenset(r for r, p in zip(RELATION_ORDER, projection) if p in targets)
+
+    @property
+    def marked(self) -> str:
+        """The sentence with arrows, e.g. ``Every↑ dog↓ sees↑ some↑ cat↑``."""
+        return " ".join(t.marked for t in self.tokens)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "text": self.sentence.text,
+            "tokens": [t.to_json() for t in self.tokens],
+            "operators": [
+                {"name": op.name, "triggers": list(op.triggers),
+                 "arguments": [{"role": a.role, "tokens": sorted(a.tokens), "projectivity": a.projectivity.name}
+                               for a in op.arguments]}
+                for op in self.operators
+            ],
+            "warnings": list(self.warnings),
+        }
+
+
+def _ordered(arguments: list[tuple[ScopedOperator, OperatorArgument]]) -> list[tuple[ScopedOperator, OperatorArgument]]:
+    """Outermost first: an operator outscopes those whose triggers lie in its argument; ties go left to right."""
+    def outscopes(item: tuple[ScopedOperator, OperatorArgument]) -> int:
+        operator, argument = item
+        return sum(1 for other, _ in arguments if other is not operator and other.anchors & argument.tokens)
+
+    return sorted(arguments, key=lambda item: (-outscopes(item), min(item[0].anchors, default=0)))
+
+
+def _contexts(sentence: ParsedSentence, operators: list[ScopedOperator]) -> list[list[tuple[ScopedOperator, OperatorArgument]]]:
+    return [
+        _ordered([(op, arg) for op in operators for arg in op.arguments if tok.id in arg.tokens])
+        for tok in sentence.tokens
+    ]
+
+
+def _projection(context: list[tuple[ScopedOperator, OperatorArgument]]) -> Projectivity:
+    return compose(arg.projectivity for _, arg in reversed(context))
+
+
+def polarize(sentence: ParsedSentence) -> PolarizedSentence:
+    """Mark every token of a parsed sentence with its polarity and projection list.
+
+    Sentences without operators, without a verb, or without tokens get upward
+    polarity (identity projection) and a warning, never an error.
+    """
+    warnings: list[str] = []
+    if not sentence.tokens:
+        return PolarizedSentence(sentence, (), (), ("the sentence has no tokens",))
+    if not any(t.upos in ("VERB", "AUX") for t in sentence.tokens):
+        warnings.append("no verb found: operator bodies may be incomplete; unscoped tokens are upward")
+    first_pass = find_operators(sentence)
+    preliminary = _contexts(sentence, first_pass)
+
+    def context_polarity(token_id: int) -> Polarity:
+        return _projection(preliminary[token_id - 1]).polarity
+
+    operators = find_operators(sentence, context_polarity)
+    contexts = _contexts(sentence, operators)
+    tokens = []
+    for tok, context in zip(sentence.tokens, contexts):
+        projection = _projection(context) if context else IDENTITY
+        tokens.append(PolarizedToken(
+            token=tok, polarity=projection.polarity,
+            operators=tuple(op.name for op, _ in context), projection=projection.mapping,
+        ))
+    return PolarizedSentence(sentence, tuple(tokens), tuple(operators), tuple(warnings))
+
+
+__all__ = ["Polarity", "PolarizedSentence", "PolarizedToken", "polarize"]
