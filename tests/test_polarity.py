@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from engine.natlog import projectivity as pj
@@ -161,13 +163,66 @@ def test_json_has_marks_operators_and_projection() -> None:
     assert {a["role"] for a in data["operators"][0]["arguments"]} == {"restrictor", "body"}
 
 
+@pytest.mark.parametrize("gold", [
+    # Bare numerals. The literature disagrees: MacCartney and Hu & Moss read "n" as "at least n"
+    # (number downward, noun upward); the Udep2Mono gold that the dev file samples marks the
+    # number "=" unless the predicate reads it from below, and contradicts itself on the rest
+    # ("Three= dogs= like↑" vs "Five↑ dogs= see="; "eat↑ three= biscuits=" vs "ate↑ two= rotten↑
+    # biscuits↑"). We follow Udep2Mono's lexicon, which explains most of its marks: a subject counts
+    # a group of exactly n (number and noun "=", body upward); an object keeps its noun's context
+    # ("have three= candies↑"); consumption/acquisition verbs and durations read "at least n"
+    # ("smoke two↓", "for three↓ days↓"); preference verbs read "exactly n" ("like four= cats=").
+    "Three= dogs= like↑ four= cats=",
+    "My↑ parents↑ said↑ I↑ could↑ have↑ three= candies↑",
+    "A↑ dog↑ who↑ ate↑ two= rotten↑ biscuits↑ was↑ sick↑ for↑ three↓ days↓",
+    "Even↑ if↑ you↓ are↓ addicted↓ to↓ cigarettes↓ you↑ can↑ smoke↑ two↓ a↑ day↑",
+    "Every↑ farmer↓ who↓ bought↓ three↑ cows↓ was↑ happy↑",
+])
+def test_bare_numeral_readings(gold: str) -> None:
+    words = " ".join(item[:-1] for item in gold.split())
+    assert marks(words) == gold
+
+
+def test_counted_exception_reads_all_but_at_most() -> None:
+    # "All the cats except for at most two like chocolate" = at most two cats do not: the domain
+    # and the body are non-monotone (as in "all but n"), and the count is upward (more exceptions,
+    # weaker claim): the exception is subtracted from the domain (downward) inside the
+    # universal's downward restrictor, and "at most" keeps its number upward.
+    result = polarize(parse("All the cats except for at most two like chocolate", pretokenized=True))
+    assert result.marked == "All↑ the↓ cats= except↓ for↓ at↓ most↓ two↑ like= chocolate="
+    assert token(result, "two").operators == ("all", "except", "at most")
+    # a bare count is exact, as in "all but three"
+    assert marks("All dogs except three barked") == "All↑ dogs= except↓ three= barked="
+
+
+def test_relative_that_is_not_a_demonstrative() -> None:
+    # the small model reads "that sleep" as determiner + noun; a WDT "that" never fixes a referent
+    assert marks("All cats that sleep are happy") == "All↑ cats↓ that↓ sleep↓ are↑ happy↑"
+
+
 def test_gold_dev_file(shared_data) -> None:
-    # Measured with the offline spaCy small model. Most misses are parser errors ("like" read as
-    # a preposition, "runs" as a noun, a relative clause attached to the wrong noun) or gold marks
-    # that contradict each other (bare numerals: "Three= dogs= like↑" vs "Five↑ dogs= see="), and a
-    # few where the gold is arguably wrong: "at least four" under "No dentist who ..." is upward
-    # (two downward contexts), not downward as marked.
+    # Measured with the offline spaCy small model plus the parse repairs (engine/parse/repair.py):
+    # token 0.962, sentence 0.893. The three remaining misses are gold marks we do not follow:
+    # - "Five↑ dogs= see= at= least= six= cats=" contradicts "Three= dogs= like↑ four= cats=" on
+    #   the body of a subject numeral; we keep the upward body of the latter (and of Udep2Mono's rules).
+    # - "No dentist who recommends ... at least four times a day gave five patients": "four" sits
+    #   in two downward contexts (the "at least" number inside the restrictor of "no"), so it is
+    #   upward, not downward as marked; "five↓" in the body of "no" is marked as if the number
+    #   were upward, which no reading of a bare numeral gives.
+    # - "eat↑ three= biscuits=" contradicts "ate↑ two= rotten↑ biscuits↑": we keep the object noun upward.
     report = score(read_gold(shared_data / "polarity_gold_dev.txt"),
                    lambda text: polarize(parse(text, pretokenized=True)))
-    assert report.token_accuracy >= 0.83
-    assert report.sentence_accuracy >= 0.64
+    assert report.token_accuracy >= 0.95
+    assert report.sentence_accuracy >= 0.80
+
+
+def test_held_out_sentences_generalise() -> None:
+    # 80 sentences in the dev file's style, hand-marked from the semantics before the marker was
+    # run on them (tests/data/polarity_heldout.txt), in three batches, each written after the
+    # fixes the previous one prompted. First blind runs (token / sentence accuracy): lines 1-40
+    # 0.969 / 0.900, lines 41-65 0.965 / 0.880, lines 66-80 0.989 / 0.933. Miss left: a PP the
+    # parser attaches to the noun ("finished the report on time": "on time" marked as the noun's).
+    report = score(read_gold(Path(__file__).parent / "data" / "polarity_heldout.txt"),
+                   lambda text: polarize(parse(text, pretokenized=True)))
+    assert len(report.sentences) >= 25
+    assert report.token_accuracy >= 0.90

@@ -54,6 +54,13 @@ NUMBER_WORDS = {
     "twelve", "twenty", "thirty", "forty", "fifty", "hundred", "thousand", "dozen",
 }
 
+# Bare-numeral readings by predicate (Udep2Mono's lexicon): consumption, acquisition and
+# possession verbs, and durations ("for three days"), count from below ("at least n": who smoked
+# two smoked one); preference verbs count exhaustively ("likes four cats": exactly those four).
+AT_LEAST_PREDICATES = {"smoke", "drink", "buy", "take", "hold", "receive", "get", "catch"}
+DURATION_UNITS = {"second", "minute", "hour", "day", "night", "week", "month", "year", "decade", "century"}
+EXHAUSTIVE_PREDICATES = {"like", "love", "admire", "marry"}
+
 SUBJECT = {"nsubj", "csubj", "expl"}
 CLAUSE_PARTS = {"nsubj", "csubj", "expl", "cop", "aux", "mark", "punct", "advcl", "ccomp", "parataxis"}
 
@@ -173,7 +180,8 @@ def clause_body(sentence: ParsedSentence, noun: Token, excluded: set[int]) -> se
         # Material fronted before the subject ("If ..., every dog ...") is outside its scope.
         fronted = {i for c in sentence.children(head.id) if c.id < host.id for i in _ids(sentence.subtree(c.id))}
         return _ids(sentence.subtree(head.id)) - phrase - fronted - excluded
-    if head.upos in ("NOUN", "PROPN", "PRON", "NUM") and _base(host.deprel) == "nmod":
+    if head.upos in ("NOUN", "PROPN", "PRON", "NUM") and _base(host.deprel) == "nmod" or head.upos in ("ADP", "SCONJ"):
+        # A noun modifier, or the object of a preposition heading its phrase ("except for two"): no clause.
         return set()
     body = {head.id}
     for child in sentence.children(head.id):
@@ -279,16 +287,40 @@ def find_operators(sentence: ParsedSentence, context: Callable[[int], Polarity] 
             noun = _quantified_noun(sentence, tok)
             operators.append(_quantifier(sentence, "any (some)" if downward else "any (every)", [tok.id], noun,
                                          pj.SOME if downward else pj.EVERY))
-        elif word in DEFINITES and _base(tok.deprel) == "det" and tok.head > tok.id and not _partitive_definite(sentence, tok):
+        elif (word in DEFINITES and _base(tok.deprel) == "det" and tok.head > tok.id
+              and not _is_relative_pronoun(tok) and not _partitive_definite(sentence, tok)):
             noun = sentence.token(tok.head)
             restrictor = noun_phrase(sentence, noun, {tok.id})
             operators.append(ScopedOperator(word, (tok.id,), (
                 OperatorArgument("restrictor", _clean(sentence, restrictor), pj.NON_MONOTONE),)))
         elif is_number(tok) and tok.upos == "NUM" and _base(tok.deprel) in ("nummod", "nsubj", "obj", "obl", "iobj", "conj"):
             noun = _quantified_noun(sentence, tok)
-            operators.append(_quantifier(sentence, _lower(tok), [], noun, pj.BARE_NUMERAL, (tok.id, pj.NON_MONOTONE)))
+            signature, number_proj = numeral_reading(sentence, noun)
+            operators.append(_quantifier(sentence, _lower(tok), [], noun, signature, (tok.id, number_proj)))
     operators.extend(_clausal_operators(sentence, operators))
     return operators
+
+
+def numeral_reading(sentence: ParsedSentence, noun: Token) -> tuple[Signature, Projectivity]:
+    """The (restrictor, body) signature and the number's projectivity of a bare numeral phrase.
+
+    A subject numeral counts a group of exactly n ("Three= dogs= like↑ ..."). Elsewhere the
+    number is non-monotone and the noun upward ("could have three= candies↑"), except under
+    an at-least predicate or a duration ("smoke two↓", "for three↓ days↓": the unit of a
+    measure phrase moves with its number) and an exhaustive one ("like four= cats=").
+    """
+    host = phrase_host(sentence, noun)
+    if _base(host.deprel) in SUBJECT or host.head == 0:
+        return pj.BARE_NUMERAL, pj.NON_MONOTONE
+    head = sentence.token(host.head)
+    markers = {_lower(c) for c in sentence.children(host.id, "case")}
+    if "for" in markers and noun.lemma.lower() in DURATION_UNITS:
+        return (pj.DOWNWARD, pj.UPWARD), pj.DOWNWARD
+    if head.lemma.lower() in AT_LEAST_PREDICATES:
+        return pj.AT_LEAST_N, pj.DOWNWARD
+    if head.lemma.lower() in EXHAUSTIVE_PREDICATES:
+        return pj.EXHAUSTIVE_NUMERAL, pj.NON_MONOTONE
+    return pj.OBJECT_NUMERAL, pj.NON_MONOTONE
 
 
 def _partitive_definite(sentence: ParsedSentence, det: Token) -> bool:
@@ -408,10 +440,14 @@ def _negation(sentence: ParsedSentence, tok: Token, quantifiers: dict[int, Scope
 
 
 def _exceptive(sentence: ParsedSentence, tok: Token, quantifiers: list[ScopedOperator]) -> ScopedOperator:
-    """"except (for) X": the exception is non-monotone.
+    """"except (for) X".
 
-    A counted exception ("except for two") reads as "all but n", whose body is
-    non-monotone too; a plain one ("except engineers") subtracts from the domain.
+    A plain exception ("except Fido") is exact: the exceptions are those and no
+    others, so it is non-monotone. A counted one ("except three", "except for
+    at most two") reads the host universal as "all but n": its domain noun and
+    body become non-monotone. A bare count stays exact; a bounded one is
+    subtracted from the domain, downward (inside the universal's downward
+    restrictor: more exceptions, weaker claim), its bound projecting inside.
     """
     triggers = {tok.id}
     following = _next(sentence, tok)
@@ -419,10 +455,18 @@ def _exceptive(sentence: ParsedSentence, tok: Token, quantifiers: list[ScopedOpe
         triggers.add(following.id)
     root = tok.head if tok.deprel in ("case", "mark") and tok.head else tok.id
     exception = _ids(sentence.subtree(root)) - triggers
-    arguments = [OperatorArgument("exception", _clean(sentence, exception), pj.NON_MONOTONE)]
     counted = any(is_number(sentence.token(i)) for i in exception)
     host = next((q for q in quantifiers if q.arguments[0].role == "restrictor" and tok.id in q.arguments[0].tokens), None)
-    if counted and host is not None:
-        body = next(a for a in host.arguments if a.role == "body")
-        arguments.append(OperatorArgument("body", body.tokens - exception, pj.NON_MONOTONE))
-    return ScopedOperator("except", tuple(sorted(triggers)), tuple(arguments))
+    if not (counted and host is not None):
+        return ScopedOperator("except", tuple(sorted(triggers)), (
+            OperatorArgument("exception", _clean(sentence, exception), pj.NON_MONOTONE),))
+    inner = {t for q in quantifiers for t in q.triggers if t in exception}
+    domain = {i for i in host.arguments[0].tokens - exception - triggers if sentence.token(i).upos != "DET"}
+    body = next(a for a in host.arguments if a.role == "body")
+    # A bare count is exact ("except three" = all but three); a bounded one ("except at most two") is subtracted.
+    subtraction = pj.DOWNWARD if inner else pj.NON_MONOTONE
+    return ScopedOperator("except", tuple(sorted(triggers)), (
+        OperatorArgument("exception", _clean(sentence, exception - inner), subtraction),
+        OperatorArgument("domain", _clean(sentence, domain), pj.NON_MONOTONE),
+        OperatorArgument("body", body.tokens - exception, pj.NON_MONOTONE),
+    ))

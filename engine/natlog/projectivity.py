@@ -96,9 +96,12 @@ MANY = (signature("many:1", "≡######"), signature("many:2", "≡⊏⊐####"))
 FEW = (signature("few:1", "≡⊐⊏####"), signature("few:2", "≡⊐⊏####"))
 EXACTLY_N = (NON_MONOTONE, NON_MONOTONE)
 ALL_BUT_N = (NON_MONOTONE, NON_MONOTONE)
-# Bare numerals follow Udep2Mono's lexicon: the number and the restrictor are
-# non-monotone (a group of exactly n), the body is upward.
+# Bare numerals follow Udep2Mono's lexicon (see operators.numeral_reading): as a subject the
+# number and the restrictor are non-monotone (a group of exactly n) and the body upward; as an
+# object the noun keeps its context (upward) unless the predicate reads the count exhaustively.
 BARE_NUMERAL = (NON_MONOTONE, UPWARD)
+OBJECT_NUMERAL = (UPWARD, UPWARD)
+EXHAUSTIVE_NUMERAL = (NON_MONOTONE, UPWARD)
 # Comparative determiners "more A than B" / "fewer A than B": (A, B, body).
 MORE_THAN = (UPWARD, DOWNWARD, NON_MONOTONE)
 FEWER_THAN = (DOWNWARD, UPWARD, NON_MONOTONE)

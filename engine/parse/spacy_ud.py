@@ -1,4 +1,4 @@
-"""spaCy backend: run an English pipeline and convert its ClearNLP-style labels to UD v2.
+"""spaCy backend: run an English pipeline, convert its ClearNLP-style labels to UD v2, repair the result.
 
 The conversion is structural where UD differs in head choice: prepositions
 become ``case`` dependents of their objects (``obl``/``nmod``), copulas become
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, repair, wordnet_animacy
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
 
 # Labels that only change name.
@@ -124,17 +125,34 @@ def _coordination(nodes: list[_Node]) -> None:
             node.head = following[0]
 
 
+def _wordnet_animacy() -> AnimacyTest | None:
+    """WordNet-based animacy for the relative-clause repair, or None when WordNet is not installed."""
+    from engine.lexicon import wordnet
+    from engine.resources import ResourceError
+
+    try:
+        return wordnet_animacy(wordnet())
+    except ResourceError:
+        return None
+
+
 class SpacyParser:
-    """Parse with a spaCy pipeline, output UD v2."""
+    """Parse with a spaCy pipeline, output repaired UD v2 (see :mod:`engine.parse.repair`)."""
 
     def __init__(self, model: str) -> None:
         import spacy
 
         self.name = f"spacy:{model}"
         self.nlp = spacy.load(model, exclude=["ner"])
+        self.is_animate = _wordnet_animacy()
 
     def parse(self, text: str, words: list[str] | None = None) -> ParsedSentence:
         """Parse ``text`` as one sentence; ``words`` gives a fixed tokenisation."""
+        doc = self.analyse(text, words)
+        return repair(self.to_sentence(doc), self.verb_margins(doc), self.is_animate)
+
+    def analyse(self, text: str, words: list[str] | None = None):
+        """Run the pipeline on ``text`` as one sentence: the spaCy ``Doc`` before conversion."""
         from spacy.tokens import Doc
 
         if words is not None:
@@ -145,7 +163,16 @@ class SpacyParser:
             tok.is_sent_start = k == 0
         for _, component in self.nlp.pipeline:
             doc = component(doc)
-        return self.to_sentence(doc)
+        return doc
+
+    def verb_margins(self, doc) -> VerbMargins:
+        """Per token, the tagger's score for each finite verb tag minus its best score."""
+        if "tagger" not in self.nlp.pipe_names or not len(doc):
+            return [{} for _ in doc]
+        tagger = self.nlp.get_pipe("tagger")
+        scores = tagger.model.ops.to_numpy(tagger.model.predict([doc])[0])
+        columns = {tag: tagger.labels.index(tag) for tag in FINITE_VERB_TAGS if tag in tagger.labels}
+        return [{tag: float(row[k] - row.max()) for tag, k in columns.items()} for row in scores]
 
     def to_sentence(self, doc) -> ParsedSentence:
         """Convert a parsed ``spacy.tokens.Doc`` (one sentence) to UD v2."""

@@ -1,0 +1,351 @@
+"""Parse repair: principled fixes for systematic errors of small statistical parsers, run after UD conversion.
+
+Each repair is a pure function ``ParsedSentence -> ParsedSentence`` that
+returns its input unchanged when its trigger is absent:
+
+- :func:`repair_verbless_sentence`: a main clause without a predicate
+  ("Three dogs like four cats" with "like" read as a preposition) gets the
+  word the tagger scores best as a finite verb agreeing with its subject; the
+  clause's core arcs are rebuilt around it, phrase-internal arcs are kept.
+- :func:`repair_missing_main_clause`: a root carrying a subordinator ("if",
+  "unless", ...) has swallowed its main clause as a relative clause, conjunct
+  or object; the main clause is promoted to root and the old root becomes its
+  ``advcl``.
+- :func:`repair_subjectless_main_clause`: a finite main verb without a
+  subject after a fronted subordinate clause takes that clause's last object,
+  when it ends right before the verb and agrees with it.
+- :func:`repair_relative_attachment`: a "who/whom" relative clause attached to
+  an inanimate noun moves to the nearest animate noun above it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable, Mapping, Sequence
+
+from lemminflect import getAllLemmas, getInflection
+
+from engine.parse.sentence import ParsedSentence, Token
+
+# Per token: finite verb tag -> tagger score of that tag minus the token's best score (<= 0).
+VerbMargins = Sequence[Mapping[str, float]]
+AnimacyTest = Callable[[Token], bool]
+
+FINITE_VERB_TAGS = ("VBZ", "VBP", "VBD")
+# A caption-style fragment (noun + participle) is complete; only a verb reading the tagger
+# nearly prefers (within this margin of its best tag) turns it into a clause.
+CONFIDENT_MARGIN = -5.0
+SUBORDINATORS = {"if", "unless", "when", "whenever", "because", "although", "though"}
+NOMINALS = {"NOUN", "PROPN", "PRON", "NUM"}
+CLAUSAL = {"acl:relcl", "acl", "conj", "ccomp", "parataxis"}
+# Nominal relations that become the verb's object (or oblique, with a case marker) in a rebuilt clause.
+CORE_CANDIDATES = {"nmod", "obj", "obl", "compound", "nsubj", "root", "appos", "conj", "dep", "npadvmod", "obl:npmod"}
+PLURAL_PRONOUNS = {"i", "you", "we", "they"}
+VERB_FEATS = {
+    "VBZ": (("Mood", "Ind"), ("Number", "Sing"), ("Person", "3"), ("Tense", "Pres"), ("VerbForm", "Fin")),
+    "VBP": (("Mood", "Ind"), ("Tense", "Pres"), ("VerbForm", "Fin")),
+    "VBD": (("Mood", "Ind"), ("Tense", "Past"), ("VerbForm", "Fin")),
+}
+
+
+def _sentence(sentence: ParsedSentence, tokens: list[Token]) -> ParsedSentence:
+    return ParsedSentence(text=sentence.text, tokens=tuple(tokens), parser=sentence.parser)
+
+
+def _has_verb(tokens: Sequence[Token]) -> bool:
+    return any(t.upos in ("VERB", "AUX") for t in tokens)
+
+
+def _subject_tags(sentence: ParsedSentence, subject: Token) -> tuple[str, ...]:
+    """The finite verb tags that agree with a subject head (past tense agrees with any)."""
+    word = subject.text.lower()
+    if sentence.children(subject.id, "conj"):
+        plural = True
+    elif subject.upos == "PRON":
+        plural = word in PLURAL_PRONOUNS
+    elif subject.upos == "NUM":
+        plural = word not in ("one", "1")
+    else:
+        plural = subject.xpos in ("NNS", "NNPS") or subject.feats_dict.get("Number") == "Plur"
+    return ("VBP" if plural else "VBZ", "VBD")
+
+
+def verb_lemma(word: str, tag: str) -> str | None:
+    """The verb lemma of which ``word`` is the ``tag`` form (lemminflect), or None."""
+    lower = word.lower()
+    for lemma in getAllLemmas(lower).get("VERB", ()):
+        if lower in getInflection(lemma, tag):
+            return lemma
+    return None
+
+
+def _candidate(sentence: ParsedSentence, token: Token) -> bool:
+    """A word that may be re-read as the finite verb: a non-verb, or a participle read as a reduced relative.
+
+    A word right after a determiner, adjective, preposition, possessive or
+    punctuation, a conjunct, or one with a preposition of its own, belongs to a
+    noun phrase ("on a bike", "with safety jackets", "a road and two cows").
+    """
+    previous = sentence.token(token.id - 1) if token.id > 1 else None
+    if previous is not None and (previous.upos in ("DET", "ADJ", "ADP", "PUNCT") or previous.xpos in ("PRP$", "WP$")):
+        return False
+    if token.deprel == "conj" or sentence.children(token.id, "case"):
+        return False
+    if token.upos in ("VERB", "AUX"):
+        return token.deprel == "acl" and token.xpos in ("VBN", "VB", "VBG") and not sentence.children(token.id, "nsubj")
+    return token.upos not in ("DET", "PRON", "NUM", "PUNCT", "CCONJ", "PART", "ADJ", "ADV")
+
+
+def _best(sentence: ParsedSentence, pairs: Sequence[tuple[int, int]], margins: VerbMargins) -> tuple[int, str] | None:
+    """Among (candidate, subject) pairs, the candidate and agreeing finite tag the tagger scores highest."""
+    best: tuple[float, int, str] | None = None
+    for current, subject in pairs:
+        token = sentence.token(current)
+        if not _candidate(sentence, token) or sentence.token(subject).upos not in NOMINALS:
+            continue
+        for tag in _subject_tags(sentence, sentence.token(subject)):
+            margin = margins[current - 1].get(tag, float("-inf"))
+            if verb_lemma(token.text, tag) and (best is None or margin > best[0]):
+                best = (margin, current, tag)
+    return (best[1], best[2]) if best else None
+
+
+def predicate_candidate(sentence: ParsedSentence, span: Sequence[int], margins: VerbMargins,
+                        subject: int | None = None) -> tuple[int, str] | None:
+    """The best word of ``span`` to read as the clause's finite verb: (id, tag), or None.
+
+    A candidate follows the known ``subject`` head and agrees with it, or
+    directly follows a nominal and agrees with that one, and is a form of a
+    verb with that tag (lemminflect). The clause needs a predicate, so the
+    tag the tagger scores highest wins, however low.
+    """
+    pairs = [(i, subject) for i in span if subject is not None and i > subject]
+    return _best(sentence, pairs + list(zip(span[1:], span)), margins)
+
+
+def rebuild_clause(sentence: ParsedSentence, span: Sequence[int], verb: int, tag: str,
+                   subject: int | None = None) -> ParsedSentence:
+    """Make ``verb`` the head of the clause spanning ``span`` (contiguous ids).
+
+    The verb takes the span's external attachment. The phrase before it
+    becomes its ``nsubj`` (``subject`` if given, else the old root, else the
+    last nominal); words that depended on the verb inside an earlier phrase
+    take over the verb's old role there ("who own [a car] drive"). The phrases
+    after it become its ``obj``/``obl``/``xcomp`` and modifiers. Arcs inside
+    each phrase are kept.
+    """
+    inside = set(span)
+    left = [i for i in span if i < verb]
+    right = [i for i in span if i > verb]
+    tokens = list(sentence.tokens)
+    roots = [i for i in span if tokens[i - 1].head not in inside]
+    outer_head, outer_deprel = (tokens[roots[0] - 1].head, tokens[roots[0] - 1].deprel) if roots else (0, "root")
+    word = tokens[verb - 1]
+    tokens[verb - 1] = replace(
+        word, upos="VERB", xpos=tag, lemma=verb_lemma(word.text, tag) or word.lemma,
+        head=outer_head, deprel=outer_deprel, feats=VERB_FEATS[tag],
+    )
+    left_heads = [i for i in left if sentence.token(i).head not in left]
+    if word.head in left:
+        # The verb was read as a noun inside an earlier phrase: its left dependents take its place there.
+        stranded = [i for i in left_heads if sentence.token(i).head == verb and i != subject]
+        nominal = [i for i in stranded if sentence.token(i).upos in NOMINALS] or stranded
+        if nominal:
+            for i in stranded:
+                tokens[i - 1] = replace(tokens[i - 1], head=nominal[-1])
+            tokens[nominal[-1] - 1] = replace(tokens[nominal[-1] - 1], head=word.head, deprel=word.deprel)
+            left_heads = [i for i in left_heads if i not in stranded]
+    if left_heads:
+        old_root = [i for i in left_heads if i in roots]
+        nominal = [i for i in left_heads if sentence.token(i).upos in NOMINALS]
+        subject = subject if subject in left_heads else (old_root or nominal or left_heads)[-1]
+        for i in left_heads:
+            tokens[i - 1] = replace(tokens[i - 1], head=subject)
+        tokens[subject - 1] = replace(tokens[subject - 1], head=verb, deprel="nsubj")
+    has_object = False
+    for i in (i for i in right if sentence.token(i).head not in right):
+        token = tokens[i - 1]
+        deprel = token.deprel
+        if token.upos in NOMINALS and deprel in CORE_CANDIDATES:
+            has_case = any(c.id != verb for c in sentence.children(i, "case"))
+            deprel = "obl" if has_case or has_object else "obj"
+            has_object = has_object or deprel == "obj"
+        elif deprel == "root":
+            deprel = "xcomp" if token.upos in ("VERB", "AUX") else "advcl"
+        tokens[i - 1] = replace(token, head=verb, deprel=deprel)
+    return _sentence(sentence, tokens)
+
+
+def _is_finite(sentence: ParsedSentence, token: Token) -> bool:
+    """A predicate: a finite verb, a verb with its own subject (not a "to"-infinitive),
+    or a word with a finite auxiliary or copula."""
+    if token.upos in ("VERB", "AUX") and token.xpos in FINITE_VERB_TAGS + ("MD",):
+        return True
+    if token.upos == "VERB" and sentence.children(token.id, "nsubj") and not any(
+        c.xpos == "TO" for c in sentence.children(token.id, "aux")
+    ):
+        return True
+    return any(c.xpos in FINITE_VERB_TAGS + ("MD",) for c in sentence.children(token.id)
+               if c.deprel in ("aux", "aux:pass", "cop"))
+
+
+def _main_subject(sentence: ParsedSentence, root: Token) -> int | None:
+    """The subject head of a root clause: the root itself when nominal, else its nominal subject."""
+    if root.upos in NOMINALS or root.upos == "ADJ" and not sentence.children(root.id, "cop"):
+        return root.id
+    subjects = sentence.children(root.id, "nsubj")
+    return subjects[0].id if subjects else None
+
+
+def repair_verbless_sentence(sentence: ParsedSentence, margins: VerbMargins) -> ParsedSentence:
+    """A main clause without a finite predicate: rebuild it around the tagger's best finite-verb reading.
+
+    Covers a verb read as a preposition or noun ("Three dogs like four cats",
+    "Several dogs bark"), as a noun closing a relative clause ("Most people who
+    own a car drive to work") and as a reduced relative ("The woman without a
+    hat left early"). Caption-style fragments ("Two men climbing on a
+    scaffold") stay as they are unless the tagger is confident of a verb.
+    """
+    root = sentence.root
+    if len(sentence) < 2 or root is None or _is_finite(sentence, root) or sentence.children(root.id, "mark"):
+        return sentence
+    subject = _main_subject(sentence, root)
+    if subject is None and _has_verb(sentence.tokens):
+        return sentence
+    span = [t.id for t in sentence.tokens]
+    found = predicate_candidate(sentence, span, margins, subject)
+    if found is None or _is_caption(sentence, found[0]) and margins[found[0] - 1][found[1]] < CONFIDENT_MARGIN:
+        return sentence
+    return rebuild_clause(sentence, span, *found, subject=subject)
+
+
+def _is_caption(sentence: ParsedSentence, candidate: int) -> bool:
+    """Nouns with a participial modifier other than ``candidate`` ("Two men climbing on a scaffold"): a caption."""
+    return any(
+        t.deprel == "acl" and t.upos == "VERB" and t.xpos in ("VBG", "VBN") and t.id != candidate
+        and not sentence.children(t.id, "nsubj")
+        for t in sentence.tokens
+    )
+
+
+def _finite_clause_after(sentence: ParsedSentence, root: Token) -> Token | None:
+    """A clause after the root with its own (non-relative) subject, parsed as a modifier or conjunct."""
+    for token in sentence.tokens[root.id:]:
+        if token.deprel in CLAUSAL and _is_finite(sentence, token):
+            subjects = [c for c in sentence.children(token.id, "nsubj")
+                        if c.id < token.id and c.xpos not in ("WP", "WDT", "WP$")]
+            if subjects and not sentence.children(token.id, "mark"):
+                return token
+    return None
+
+
+def _promote(sentence: ParsedSentence, main: int, root: Token) -> ParsedSentence:
+    """Make ``main`` the root and the old root its adverbial clause; later dependents of the old root follow."""
+    first = min(t.id for t in sentence.subtree(main))
+    tokens = list(sentence.tokens)
+    for child in sentence.children(root.id):
+        if child.id > first and child.id != main:
+            tokens[child.id - 1] = replace(tokens[child.id - 1], head=main)
+    tokens[main - 1] = replace(tokens[main - 1], head=0, deprel="root")
+    tokens[root.id - 1] = replace(tokens[root.id - 1], head=main, deprel="advcl")
+    return _sentence(sentence, tokens)
+
+
+def repair_missing_main_clause(sentence: ParsedSentence, margins: VerbMargins) -> ParsedSentence:
+    """A subordinate root ("If every cat runs ...") without a main clause gets it back.
+
+    The main clause is the first later clause with its own subject that the
+    parser attached below the root (relative clause, conjunct); failing that,
+    the nominal after the root through the end of the sentence when the tagger
+    finds a finite verb in it ("... some dog runs also" read as an object).
+    """
+    root = sentence.root
+    if root is None or not any(c.lemma.lower() in SUBORDINATORS for c in sentence.children(root.id, "mark")):
+        return sentence
+    clause = _finite_clause_after(sentence, root)
+    if clause is not None:
+        return _promote(sentence, clause.id, root)
+    for child in sentence.children(root.id):
+        if child.id < root.id or child.upos not in NOMINALS:
+            continue
+        span = list(range(min(t.id for t in sentence.subtree(child.id)), len(sentence) + 1))
+        if any(sentence.token(i).head not in set(span) | {root.id} for i in span):
+            continue
+        found = predicate_candidate(sentence, span, margins)
+        if found:
+            return _promote(rebuild_clause(sentence, span, *found), found[0], root)
+    return sentence
+
+
+def repair_subjectless_main_clause(sentence: ParsedSentence) -> ParsedSentence:
+    """A finite main verb without a subject after a fronted subordinate clause takes that clause's last object.
+
+    "If some dog barks every cat runs" is often parsed with "every cat" as the
+    object of "barks", leaving "runs" without a subject; the object moves when
+    it ends right before the main verb and agrees with it.
+    """
+    root = sentence.root
+    if root is None or root.upos not in ("VERB", "AUX") or root.xpos not in FINITE_VERB_TAGS:
+        return sentence
+    if any(c.deprel.split(":")[0] in ("nsubj", "csubj", "expl") for c in sentence.children(root.id)):
+        return sentence
+    for clause in sentence.children(root.id, "advcl"):
+        marks = sentence.children(clause.id, "mark")
+        if clause.id > root.id or not any(m.lemma.lower() in SUBORDINATORS for m in marks):
+            continue
+        objects = [c for c in sentence.children(clause.id, "obj")
+                   if max(t.id for t in sentence.subtree(c.id)) == root.id - 1]
+        if objects and root.xpos in _subject_tags(sentence, objects[0]):
+            tokens = list(sentence.tokens)
+            tokens[objects[0].id - 1] = replace(objects[0], head=root.id, deprel="nsubj")
+            return _sentence(sentence, tokens)
+    return sentence
+
+
+def repair_relative_attachment(sentence: ParsedSentence, is_animate: AnimacyTest) -> ParsedSentence:
+    """Reattach a "who/whom" relative clause from an inanimate noun to the nearest animate noun above it."""
+    tokens = list(sentence.tokens)
+    for pronoun in sentence.tokens:
+        if pronoun.text.lower() not in ("who", "whom") or not pronoun.head:
+            continue
+        clause = sentence.token(pronoun.head)
+        if clause.deprel != "acl:relcl" or not clause.head:
+            continue
+        noun = sentence.token(clause.head)
+        if noun.upos not in ("NOUN", "PROPN", "PRON") or is_animate(noun):
+            continue
+        host = next((a for a in sentence.ancestors(noun.id)
+                     if a.upos in ("NOUN", "PROPN", "PRON") and a.id < noun.id and is_animate(a)), None)
+        if host is not None:
+            tokens[clause.id - 1] = replace(tokens[clause.id - 1], head=host.id)
+    return _sentence(sentence, tokens)
+
+
+def repair(sentence: ParsedSentence, margins: VerbMargins, is_animate: AnimacyTest | None) -> ParsedSentence:
+    """All repairs in order; ``is_animate`` None skips the animacy-based one (no WordNet)."""
+    sentence = repair_verbless_sentence(sentence, margins)
+    sentence = repair_missing_main_clause(sentence, margins)
+    sentence = repair_subjectless_main_clause(sentence)
+    if is_animate is not None:
+        sentence = repair_relative_attachment(sentence, is_animate)
+    return sentence
+
+
+ANIMATE_LEXNAMES = {"noun.person", "noun.animal", "noun.group"}
+INANIMATE_PRONOUNS = {"it", "this", "that", "which", "what", "something", "anything", "nothing", "everything"}
+
+
+def wordnet_animacy(reader) -> AnimacyTest:
+    """Animacy from WordNet: a noun is animate when its most frequent sense is a person, animal or group.
+
+    Names and personal pronouns count as animate; nouns WordNet lacks too (no evidence to move a clause).
+    """
+    def is_animate(token: Token) -> bool:
+        if token.upos == "PROPN":
+            return True
+        if token.upos == "PRON":
+            return token.text.lower() not in INANIMATE_PRONOUNS
+        synsets = reader.synsets(token.lemma.lower(), "n")
+        return not synsets or synsets[0].lexname() in ANIMATE_LEXNAMES
+
+    return is_animate

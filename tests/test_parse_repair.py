@@ -1,0 +1,161 @@
+"""Parse repairs on real spaCy parses: each repair fixes its error class and leaves sound parses alone."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.lexicon import wordnet
+from engine.parse import load_parser, parse
+from engine.parse.repair import (
+    predicate_candidate,
+    repair,
+    repair_missing_main_clause,
+    repair_relative_attachment,
+    repair_subjectless_main_clause,
+    repair_verbless_sentence,
+    verb_lemma,
+    wordnet_animacy,
+)
+from engine.parse.sentence import ParsedSentence
+
+
+@pytest.fixture(scope="module")
+def parser():
+    return load_parser("spacy")
+
+
+@pytest.fixture(scope="module")
+def is_animate():
+    return wordnet_animacy(wordnet())
+
+
+def raw(parser, text: str):
+    """The converted but unrepaired parse of pre-tokenized ``text`` and its verb margins."""
+    doc = parser.analyse(text, text.split(" "))
+    return parser.to_sentence(doc), parser.verb_margins(doc)
+
+
+def arc(sentence: ParsedSentence, word: str, nth: int = 0) -> tuple[str, str]:
+    """(deprel, head word) of the nth token spelled ``word``."""
+    tok = [t for t in sentence if t.text == word][nth]
+    return tok.deprel, ("ROOT" if tok.head == 0 else sentence.token(tok.head).text)
+
+
+def test_verb_lemma_checks_the_form_against_the_tag() -> None:
+    assert verb_lemma("chases", "VBZ") == "chase"
+    assert verb_lemma("like", "VBP") == "like"
+    assert verb_lemma("like", "VBZ") is None
+    assert verb_lemma("two", "VBZ") is None
+
+
+def test_predicate_candidate_needs_agreement(parser) -> None:
+    sentence, margins = raw(parser, "no dog chases")
+    assert predicate_candidate(sentence, [1, 2, 3], margins) == (3, "VBZ")
+    # "dogs" is a VBZ form, but "Three" is plural: only "like" (VBP) agrees
+    sentence, margins = raw(parser, "Three dogs like four cats")
+    assert predicate_candidate(sentence, [1, 2, 3, 4, 5], margins) == (3, "VBP")
+
+
+def test_verb_read_as_preposition_becomes_the_predicate(parser) -> None:
+    before, margins = raw(parser, "Three dogs like four cats")
+    assert not any(t.upos == "VERB" for t in before)  # the small model reads "like" as a preposition
+    after = repair_verbless_sentence(before, margins)
+    assert arc(after, "like") == ("root", "ROOT") and after.token(3).upos == "VERB"
+    assert arc(after, "dogs") == ("nsubj", "like")
+    assert arc(after, "cats") == ("obj", "like")
+    # phrase-internal arcs survive
+    assert arc(after, "Three") == ("nummod", "dogs") and arc(after, "four") == ("nummod", "cats")
+
+
+def test_verb_read_as_noun_becomes_the_predicate(parser) -> None:
+    before, margins = raw(parser, "Several dogs bark")
+    assert before.token(3).upos == "NOUN"
+    after = repair_verbless_sentence(before, margins)
+    assert arc(after, "bark") == ("root", "ROOT") and after.token(3).lemma == "bark"
+    assert arc(after, "dogs") == ("nsubj", "bark")
+    assert arc(after, "Several")[1] == "dogs"
+
+
+def test_verb_swallowed_by_a_relative_clause_returns(parser) -> None:
+    before, margins = raw(parser, "Most people who own a car drive to work")
+    assert before.token(7).upos == "NOUN"  # "a car drive" read as one noun phrase
+    after = repair_verbless_sentence(before, margins)
+    assert arc(after, "drive") == ("root", "ROOT")
+    assert arc(after, "people") == ("nsubj", "drive")
+    assert arc(after, "car") == ("obj", "own") and arc(after, "a") == ("det", "car")
+    assert arc(after, "own") == ("acl:relcl", "people")
+
+
+def test_reduced_relative_becomes_the_predicate(parser) -> None:
+    before, margins = raw(parser, "The woman without a hat left early")
+    assert arc(before, "left")[0] == "acl"
+    after = repair_verbless_sentence(before, margins)
+    assert arc(after, "left") == ("root", "ROOT") and after.token(6).xpos == "VBD"
+    assert arc(after, "woman") == ("nsubj", "left")
+    assert arc(after, "hat") == ("nmod", "woman")
+    assert arc(after, "early") == ("advmod", "left")
+
+
+@pytest.mark.parametrize("text", ["Every dog barks", "John can swim", "Eat the cake", "The big red barn"])
+def test_sound_or_verbless_fragments_are_left_alone(parser, text: str) -> None:
+    before, margins = raw(parser, text)
+    assert repair_verbless_sentence(before, margins) == before
+
+
+def test_consequent_read_as_relative_clause_is_promoted(parser) -> None:
+    before, margins = raw(parser, "Even if you are addicted to cigarettes you can smoke two a day")
+    assert arc(before, "smoke")[0] == "acl:relcl"
+    after = repair_missing_main_clause(before, margins)
+    assert arc(after, "smoke") == ("root", "ROOT")
+    assert arc(after, "addicted") == ("advcl", "smoke")
+    assert arc(after, "if") == ("mark", "addicted")
+    assert arc(after, "you", 1) == ("nsubj", "smoke")
+
+
+def test_consequent_read_as_object_is_rebuilt(parser) -> None:
+    before, margins = raw(parser, "If every cat runs some dog runs also")
+    assert arc(before, "runs", 1)[0] == "obj"
+    after = repair_missing_main_clause(before, margins)
+    assert arc(after, "runs", 1) == ("root", "ROOT") and after.token(7).upos == "VERB"
+    assert arc(after, "runs", 0) == ("advcl", "runs")
+    assert arc(after, "dog") == ("nsubj", "runs") and arc(after, "some") == ("det", "dog")
+    assert arc(after, "also") == ("advmod", "runs") and after.token(8).head == 7
+
+
+def test_main_clause_repair_ignores_sentences_with_a_main_clause(parser) -> None:
+    before, margins = raw(parser, "Some dog runs if every cat runs")
+    assert repair_missing_main_clause(before, margins) == before
+
+
+def test_subjectless_main_verb_takes_the_fronted_clause_object(parser) -> None:
+    before, _ = raw(parser, "If some dog barks every cat runs")
+    assert arc(before, "cat") == ("obj", "barks")
+    after = repair_subjectless_main_clause(before)
+    assert arc(after, "cat") == ("nsubj", "runs")
+    assert arc(after, "every") == ("det", "cat")
+    # a main clause with its subject is left alone
+    sound, _ = raw(parser, "If some dog barks , the cat runs")
+    assert arc(sound, "cat") == ("nsubj", "runs")
+    assert repair_subjectless_main_clause(sound) == sound
+
+
+def test_wordnet_animacy_uses_the_most_frequent_sense(parser, is_animate) -> None:
+    sentence, _ = raw(parser, "The dog and the committee saw John in the house")
+    animate = {t.text: is_animate(t) for t in sentence if t.upos in ("NOUN", "PROPN")}
+    assert animate == {"dog": True, "committee": True, "John": True, "house": False}
+
+
+def test_who_clause_moves_from_inanimate_to_animate_noun(parser, is_animate) -> None:
+    before, _ = raw(parser, "There is a dog in the house who wants to eat three biscuits")
+    assert arc(before, "wants") == ("acl:relcl", "house")
+    after = repair_relative_attachment(before, is_animate)
+    assert arc(after, "wants") == ("acl:relcl", "dog")
+    kept, _ = raw(parser, "I saw a dog who barks")
+    assert repair_relative_attachment(kept, is_animate) == kept
+
+
+def test_parse_applies_the_repairs(parser, is_animate) -> None:
+    sentence = parse("no dog chases", pretokenized=True)
+    assert arc(sentence, "chases") == ("root", "ROOT") and arc(sentence, "dog") == ("nsubj", "chases")
+    before, margins = raw(parser, "All the kids run")
+    assert repair(before, margins, is_animate) == before
