@@ -46,10 +46,11 @@ class Settings:
     wordnet_senses: int = 1
     scorer: str = "causal"
     alt_lm: str = "offline"
-    alt_lm_pool: int = 150
+    alt_lm_pool: int = 60
     alt_lm_top: int = 5
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
     insertions_per_slot: int = 8
+    torch_threads: int = 0
     annotations_k: int = 3
     annotations_gold_percent: int = 10
     annotations_lease_s: int = 900

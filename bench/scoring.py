@@ -1,0 +1,117 @@
+"""Benchmark the fluency scorers: the same candidates scored one by one and batched.
+
+    python bench/scoring.py [--n 512] [--data ../shared/data/snli_test.tsv] [--masked-lm NAME]
+
+Candidates are generated from SNLI test hypotheses (each with the setups of its
+gold label). The causal scorer is the registry's ``settings.causal_lm`` (SmolLM2-135M
+offline). The masked scorer uses ``--masked-lm`` when given; otherwise, offline, a
+BertForMaskedLM with the all-MiniLM-L6-v2 encoder and an untrained MLM head
+(representative for speed only). Prints sentences per second and the speed ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import torch  # noqa: E402
+from tqdm import tqdm  # noqa: E402
+
+from engine.candidates import generate_candidates  # noqa: E402
+from engine.errors import InputError  # noqa: E402
+from engine.models import load_causal_lm, load_masked_lm, resolve_device  # noqa: E402
+from engine.natlog.polarity import polarize  # noqa: E402
+from engine.natlog.setups import setups_for_label  # noqa: E402
+from engine.parse import parse  # noqa: E402
+from engine.resources import minilm_path  # noqa: E402
+from engine.scoring import CausalLMScorer, MaskedLMScorer, Scorer  # noqa: E402
+from engine.settings import get_settings  # noqa: E402
+
+
+def candidate_texts(path: Path, n: int) -> list[str]:
+    """``n`` distinct candidate texts generated from the hypotheses of an SNLI-format TSV."""
+    if not path.is_file():
+        raise SystemExit(f"SNLI test file not found at {path}; pass --data PATH")
+    texts: list[str] = []
+    with path.open(encoding="utf-8") as handle, tqdm(total=n, desc="generating", unit="cand") as bar:
+        for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
+            try:
+                polarized = polarize(parse(row[2]))
+            except (InputError, IndexError):
+                continue
+            for setup in setups_for_label(row[3].lower()):
+                for c in generate_candidates(polarized, setup)[:8]:
+                    if c.text not in texts and len(texts) < n:
+                        texts.append(c.text)
+                        bar.update(1)
+            if len(texts) >= n:
+                return texts
+    return texts
+
+
+def minilm_masked_lm_folder(folder: Path) -> Path:
+    """all-MiniLM-L6-v2's encoder under a fresh MLM head, saved as a masked LM."""
+    from transformers import AutoTokenizer, BertForMaskedLM
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    BertForMaskedLM.from_pretrained(minilm_path()).save_pretrained(folder)
+    AutoTokenizer.from_pretrained(minilm_path()).save_pretrained(folder)
+    return folder
+
+
+def measure(name: str, scorer: Scorer, texts: list[str]) -> None:
+    start = time.perf_counter()
+    single = [scorer.score([t])[0] for t in tqdm(texts, desc=f"{name} one by one", leave=False)]
+    one_by_one = time.perf_counter() - start
+    passes = getattr(scorer, "forward_passes", 0)
+    start = time.perf_counter()
+    batched = scorer.score(texts)
+    together = time.perf_counter() - start
+    passes = getattr(scorer, "forward_passes", 0) - passes
+    drift = max(abs(a - b) / max(abs(a), 1e-9) for a, b in zip(single, batched))
+    print(
+        f"{name:<34} one-by-one {len(texts) / one_by_one:8.1f} sent/s   batched {len(texts) / together:8.1f} sent/s"
+        f"   speed-up x{one_by_one / together:5.1f}   max relative score difference {drift:.1e}"
+        + (f"   ({passes} forward passes batched)" if passes else "")
+    )
+
+
+def main() -> None:
+    settings = get_settings()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=512)
+    parser.add_argument("--data", type=Path, default=settings.shared_data_dir / "snli_test.tsv")
+    parser.add_argument("--masked-lm", default=None, help="Hub id or folder (default: MiniLM encoder, offline)")
+    parser.add_argument("--skip", choices=("causal", "masked"), default=None)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
+
+    texts = candidate_texts(args.data, args.n)
+    words = sum(len(t.split()) for t in texts) / len(texts)
+    print(
+        f"{len(texts)} candidates, {words:.1f} words on average, device {resolve_device(settings)}, "
+        f"{torch.get_num_threads()} CPU threads"
+    )
+    if args.skip != "causal":
+        lm = load_causal_lm(settings=settings)
+        print(f"causal LM {lm.name!r} loaded in {lm.load_seconds:.1f}s")
+        measure("causal PPL (SmolLM2-135M)", CausalLMScorer(lm), texts)
+    if args.skip != "masked":
+        with tempfile.TemporaryDirectory() as tmp:
+            name = args.masked_lm or str(minilm_masked_lm_folder(Path(tmp)))
+            label = args.masked_lm or "MiniLM-L6 encoder, untrained head"
+            mlm = load_masked_lm(name, settings)
+            measure(f"masked PPPL ({label})", MaskedLMScorer(mlm), texts)
+
+
+if __name__ == "__main__":
+    main()

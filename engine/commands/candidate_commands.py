@@ -1,0 +1,99 @@
+"""``candidates`` (ranked natural-logic candidates for one pair) and ``mine-pps`` subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from tqdm import tqdm
+
+from engine import pp_inventory
+from engine.candidates import Candidate, build_fill_in, generate_candidates
+from engine.errors import InputError
+from engine.natlog.polarity import polarize
+from engine.natlog.setups import Setup, get_setup, setups_for_label
+from engine.parse import ParsedSentence, parse, validate_text
+from engine.scoring import SCORERS, build_scorer, rank
+from engine.settings import Settings, get_settings
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    c = sub.add_parser("candidates", help="generate and rank natural-logic candidates H* for a pair")
+    c.add_argument("--premise", required=True)
+    c.add_argument("--hypothesis", required=True)
+    c.add_argument("--label", required=True, help="gold label: entailment, neutral or contradiction")
+    c.add_argument("--setup", default=None, help="E2E, C2C, N2N, E2C, E2N or C2E (default: all for the label)")
+    c.add_argument("--top", type=int, default=None, help="keep the best N per setup (default: settings.top_k)")
+    c.add_argument("--scorer", choices=SCORERS, default=None, help="fluency scorer (default: settings.scorer)")
+    c.add_argument("--no-alt-lm", action="store_true", help="skip the AltLM operator")
+    c.add_argument("--json", action="store_true", help="print a JSON list of candidate objects")
+    c.set_defaults(func=cmd_candidates)
+
+    m = sub.add_parser("mine-pps", help="mine insertable PPs, adjectives and adverbs from a corpus file")
+    m.add_argument("file", type=Path, help="text (one sentence a line), TSV or SNLI-style JSONL")
+    m.add_argument("--min-count", type=int, default=5)
+    m.add_argument("--limit", type=int, default=None, help="read at most N sentences")
+    m.add_argument("--out", type=Path, default=None, help="output JSON (default: settings.pp_inventory)")
+    m.set_defaults(func=cmd_mine_pps)
+
+
+def _setups(label: str, name: str | None) -> list[Setup]:
+    candidates = setups_for_label(label)
+    if name is None:
+        return candidates
+    setup = get_setup(name)
+    if setup.source_label != label.strip().lower():
+        raise InputError(f"setup {setup.name} starts from {setup.source_label} pairs, not {label}")
+    return [setup]
+
+
+def cmd_candidates(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    if args.top is not None and args.top < 1:
+        raise InputError("--top must be at least 1")
+    validate_text(args.premise, settings.max_chars)
+    setups = _setups(args.label, args.setup)
+    polarized = polarize(parse(args.hypothesis, settings=settings))
+    scorer = build_scorer(settings, args.scorer)
+    fill_in = None if args.no_alt_lm else build_fill_in(settings, scorer)
+    ranked: list[Candidate] = []
+    for setup in tqdm(setups, desc="setups", disable=args.json or len(setups) == 1):
+        found = generate_candidates(polarized, setup, settings=settings, fill_in=fill_in)
+        ranked.extend(rank(found, scorer, args.top or settings.top_k))
+    if args.json:
+        print(json.dumps([c.to_json() for c in ranked], ensure_ascii=False, indent=1))
+        return 0
+    print(f"H: {polarized.marked}")
+    for setup in setups:
+        rows = [c for c in ranked if c.setup == setup.name]
+        print(f"\n{setup.name} ({setup.source_label} -> {setup.target_label}): {len(rows)} candidates")
+        for n, c in enumerate(rows, start=1):
+            relation = f"{c.lexical_relation.symbol}->{c.relation.symbol}"
+            print(f"{n:>4}  {c.score:9.2f}  {c.operator:<14} {relation}  {c.text}")
+    return 0
+
+
+def _parsed(texts: list[str], settings: Settings) -> Iterator[ParsedSentence]:
+    """Parse corpus sentences, skipping lines the parser rejects (too long, several sentences)."""
+    for text in tqdm(texts, desc="parsing", unit="sent"):
+        try:
+            yield parse(text, settings=settings)
+        except InputError:
+            continue
+
+
+def cmd_mine_pps(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    if args.min_count < 1:
+        raise InputError("--min-count must be at least 1")
+    texts = list(pp_inventory.read_corpus(args.file))[: args.limit]
+    if not texts:
+        raise InputError(f"{args.file} holds no sentences")
+    inventory = pp_inventory.mine(_parsed(texts, settings), args.min_count, source=str(args.file))
+    out = args.out or settings.pp_inventory
+    pp_inventory.save(inventory, out)
+    sizes = ", ".join(f"{len(getattr(inventory, c))} {c.replace('_', ' ')}" for c in pp_inventory.CATEGORIES)
+    print(f"wrote {out}: {sizes}")
+    return 0

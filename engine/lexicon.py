@@ -1,0 +1,210 @@
+"""Lexical relations from WordNet 3.0 (via NLTK), as MacCartney's relations.
+
+Synonyms are equivalent (≡), hypernyms within ``settings.wordnet_distance`` hops
+are forward (⊏), hyponyms reverse (⊐), co-hyponyms sharing a direct hypernym and
+antonyms are alternations (|, never negation). Only the ``settings.wordnet_senses``
+most frequent senses of a word are used, for its UD part of speech.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from functools import lru_cache, wraps
+from pathlib import Path
+
+from engine.natlog.relations import Relation
+from engine.resources import ResourceError, check_wordnet, use_nltk_data
+from engine.settings import Settings, get_settings
+
+WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
+MAX_WORDS = 3
+
+
+@dataclass(frozen=True)
+class LexicalRelative:
+    """A word related to the original one, with the WordNet evidence for the relation."""
+
+    lemma: str
+    relation: Relation
+    kind: str
+    source: str
+    target: str
+    path: tuple[str, ...]
+
+
+def wordnet(settings: Settings | None = None):
+    """The NLTK WordNet reader over the project's WordNet 3.0 copy (raises ResourceError if absent)."""
+    return _wordnet((settings or get_settings()).nltk_data)
+
+
+@lru_cache(maxsize=2)
+def _wordnet(nltk_data: Path):
+    settings = get_settings().with_overrides(nltk_data=nltk_data)
+    status = check_wordnet(settings)
+    if not status.found:
+        raise ResourceError(f"WordNet is missing: {status.fix}")
+    use_nltk_data(settings)
+    from nltk.corpus import wordnet as reader
+
+    reader.ensure_loaded()
+    return reader
+
+
+def render(name: str) -> str:
+    """A WordNet lemma name as text (``water_bird`` -> ``water bird``)."""
+    return name.replace("_", " ")
+
+
+def senses(lemma: str, upos: str, settings: Settings | None = None) -> list:
+    """The most frequent synsets of ``lemma`` for a UD part of speech (empty for others)."""
+    settings = settings or get_settings()
+    pos = WORDNET_POS.get(upos)
+    if pos is None or not lemma.strip():
+        return []
+    return wordnet(settings).synsets(lemma.strip().replace(" ", "_"), pos)[: settings.wordnet_senses]
+
+
+def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[..., tuple[LexicalRelative, ...]]:
+    """Memoise a finder per (lemma, POS, settings); attack rounds ask about the same words again."""
+    memo = lru_cache(maxsize=8192)(finder)
+
+    @wraps(finder)
+    def find(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+        return memo(lemma, upos, settings or get_settings())
+
+    return find
+
+
+def _usable(name: str, original: str) -> bool:
+    text = render(name)
+    return (
+        text.lower() != original.lower()
+        and len(text.split()) <= MAX_WORDS
+        and all(ch.isalpha() or ch in " -'" for ch in text)
+    )
+
+
+def _collect(original: str, found: Iterable[LexicalRelative]) -> tuple[LexicalRelative, ...]:
+    """Usable relatives, one per lemma (the shortest path wins), in discovery order."""
+    best: dict[str, LexicalRelative] = {}
+    for rel in found:
+        key = rel.lemma.lower()
+        if _usable(rel.lemma, original) and (key not in best or len(rel.path) < len(best[key].path)):
+            best[key] = rel
+    return tuple(best.values())
+
+
+@_cached
+def synonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+    """Other lemmas of the word's senses (≡)."""
+    found = (
+        LexicalRelative(render(l.name()), Relation.EQUIVALENCE, "synonym", s.name(), s.name(), (s.name(),))
+        for s in senses(lemma, upos, settings)
+        for l in s.lemmas()
+    )
+    return _collect(lemma, found)
+
+
+def _walk(start, step: Callable, max_hops: int) -> list[tuple[object, tuple[str, ...]]]:
+    """Synsets reachable from ``start`` in 1..max_hops steps, each with its path of names."""
+    out, frontier, seen = [], [(start, (start.name(),))], {start.name()}
+    for _ in range(max_hops):
+        nxt = []
+        for synset, path in frontier:
+            for other in step(synset):
+                if other.name() not in seen:
+                    seen.add(other.name())
+                    nxt.append((other, path + (other.name(),)))
+        out.extend(nxt)
+        frontier = nxt
+    return out
+
+
+def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable, relation: Relation, kind: str):
+    settings = settings or get_settings()
+    found = (
+        LexicalRelative(render(l.name()), relation, kind, s.name(), target.name(), path)
+        for s in senses(lemma, upos, settings)
+        for target, path in _walk(s, step, settings.wordnet_distance)
+        for l in target.lemmas()
+    )
+    return _collect(lemma, found)
+
+
+@_cached
+def hypernyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+    """Lemmas of hypernyms (instance hypernyms included) within the distance threshold (⊏)."""
+    return _related_by(
+        lemma, upos, settings, lambda s: s.hypernyms() + s.instance_hypernyms(), Relation.FORWARD, "hypernym"
+    )
+
+
+@_cached
+def hyponyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+    """Lemmas of hyponyms (not instances) within the distance threshold (⊐)."""
+    return _related_by(lemma, upos, settings, lambda s: s.hyponyms(), Relation.REVERSE, "hyponym")
+
+
+@_cached
+def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+    """Lemmas of other hyponyms of a direct hypernym (|), minus words related otherwise."""
+    taken = related_lemmas(lemma, upos, settings)
+    found = (
+        LexicalRelative(render(l.name()), Relation.ALTERNATION, "co-hyponym", s.name(), sibling.name(),
+                        (s.name(), parent.name(), sibling.name()))
+        for s in senses(lemma, upos, settings)
+        for parent in s.hypernyms()
+        for sibling in parent.hyponyms()
+        if sibling != s
+        for l in sibling.lemmas()
+    )
+    return tuple(r for r in _collect(lemma, found) if r.lemma.lower() not in taken)
+
+
+@_cached
+def antonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+    """WordNet antonyms of the word's lemmas (|); satellite adjectives use their head's."""
+    found = []
+    for s in senses(lemma, upos, settings):
+        heads = [(s, (s.name(),))]
+        if s.pos() == "s":
+            heads += [(h, (s.name(), h.name())) for h in s.similar_tos()]
+        for head, path in heads:
+            for l in head.lemmas():
+                if head == s and l.name().lower() != lemma.lower().replace(" ", "_"):
+                    continue
+                for anti in l.antonyms():
+                    target = anti.synset()
+                    found.append(LexicalRelative(render(anti.name()), Relation.ALTERNATION, "antonym",
+                                                 s.name(), target.name(), path + (target.name(),)))
+    return _collect(lemma, found)
+
+
+def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> set[str]:
+    """Lower-cased lemmas that are synonyms, hypernyms or hyponyms of the word (and the word)."""
+    names = {lemma.lower()}
+    for finder in (synonyms, hypernyms, hyponyms):
+        names.update(r.lemma.lower() for r in finder(lemma, upos, settings))
+    return names
+
+
+_FINDERS: dict[Relation, tuple[Callable[..., tuple[LexicalRelative, ...]], ...]] = {
+    Relation.EQUIVALENCE: (synonyms,),
+    Relation.FORWARD: (hypernyms,),
+    Relation.REVERSE: (hyponyms,),
+    Relation.ALTERNATION: (co_hyponyms, antonyms),
+}
+
+
+def relatives(
+    lemma: str, upos: str, relations: Collection[Relation], settings: Settings | None = None
+) -> list[LexicalRelative]:
+    """Every relative of the word whose lexical relation is in ``relations``."""
+    return [r for rel in relations for finder in _FINDERS.get(rel, ()) for r in finder(lemma, upos, settings)]
+
+
+def has_pos(word: str, upos: str, settings: Settings | None = None) -> bool:
+    """Whether WordNet lists ``word`` (any inflection) with the UD part of speech ``upos``."""
+    pos = WORDNET_POS.get(upos)
+    return pos is not None and bool(wordnet(settings).synsets(word.replace(" ", "_"), pos))

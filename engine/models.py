@@ -1,0 +1,130 @@
+"""The model registry: every language model is constructed here, once per process.
+
+Names are ``offline`` (the bundled SmolLM2-135M GGUF, causal LMs only), a local
+folder, or a Hugging Face Hub id. Models run on CUDA in reduced precision when a
+GPU is present (see :func:`resolve_device`), else on CPU in float32.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import torch
+
+from engine.resources import ResourceError, smollm2_gguf_path
+from engine.settings import Settings, SettingsError, get_settings
+
+OFFLINE = "offline"
+
+
+@dataclass(frozen=True)
+class LoadedModel:
+    """A model ready for inference, with its tokenizer and where it runs."""
+
+    name: str
+    model: torch.nn.Module
+    tokenizer: object
+    device: torch.device
+    load_seconds: float
+
+
+def resolve_device(settings: Settings | None = None) -> torch.device:
+    """``settings.device``: ``auto`` (CUDA when present, else CPU), ``cpu``, ``cuda`` or ``cuda:N``."""
+    wanted = (settings or get_settings()).device.strip().lower()
+    if wanted == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if wanted == "cpu" or wanted.startswith("cuda"):
+        if wanted.startswith("cuda") and not torch.cuda.is_available():
+            raise SettingsError(f"device {wanted!r} requested but CUDA is not available; use 'auto' or 'cpu'")
+        try:
+            return torch.device(wanted)
+        except RuntimeError as exc:
+            raise SettingsError(f"device {wanted!r} is not a valid torch device") from exc
+    raise SettingsError(f"device {wanted!r} is not one of auto, cpu, cuda, cuda:N")
+
+
+def model_dtype(device: torch.device) -> torch.dtype:
+    """bfloat16 on GPUs that support it, float16 on older GPUs, float32 on CPU."""
+    if device.type != "cuda":
+        return torch.float32
+    return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+
+
+def _use_threads(settings: Settings) -> None:
+    """Apply ``settings.torch_threads`` (0 keeps torch's default; 1 is fastest on a busy CPU)."""
+    if settings.torch_threads > 0 and torch.get_num_threads() != settings.torch_threads:
+        torch.set_num_threads(settings.torch_threads)
+
+
+def load_causal_lm(name: str | None = None, settings: Settings | None = None) -> LoadedModel:
+    """The causal LM called ``name`` (default ``settings.causal_lm``), cached per process."""
+    settings = settings or get_settings()
+    _use_threads(settings)
+    return _load_causal_lm(name or settings.causal_lm, str(resolve_device(settings)))
+
+
+def load_masked_lm(name: str | None = None, settings: Settings | None = None) -> LoadedModel:
+    """The masked LM called ``name`` (default ``settings.masked_lm``), cached per process."""
+    settings = settings or get_settings()
+    _use_threads(settings)
+    if (name or settings.masked_lm) == OFFLINE:
+        raise ResourceError(
+            "no masked LM ships offline: set NATLOG_MASKED_LM to a Hub id (distilbert-base-uncased) "
+            "or a local folder holding a BERT-style masked LM"
+        )
+    return _load_masked_lm(name or settings.masked_lm, str(resolve_device(settings)))
+
+
+@lru_cache(maxsize=4)
+def _load_causal_lm(name: str, device: str) -> LoadedModel:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    start = time.perf_counter()
+    target = torch.device(device)
+    if name == OFFLINE:
+        gguf = smollm2_gguf_path()
+        source, extra = str(gguf.parent), {"gguf_file": gguf.name}
+    else:
+        source, extra = _source(name), {}
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, **extra)
+        model = AutoModelForCausalLM.from_pretrained(source, dtype=model_dtype(target), **extra)
+    except (OSError, ValueError) as exc:
+        raise ResourceError(f"cannot load causal LM {name!r}: {exc}") from exc
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    model = model.to(target).eval()
+    return LoadedModel(name, model, tokenizer, target, time.perf_counter() - start)
+
+
+@lru_cache(maxsize=4)
+def _load_masked_lm(name: str, device: str) -> LoadedModel:
+    from transformers import AutoModelForMaskedLM, AutoTokenizer
+
+    start = time.perf_counter()
+    target = torch.device(device)
+    source = _source(name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model = AutoModelForMaskedLM.from_pretrained(source, dtype=model_dtype(target))
+    except (OSError, ValueError) as exc:
+        raise ResourceError(f"cannot load masked LM {name!r}: {exc}") from exc
+    if tokenizer.mask_token_id is None:
+        raise ResourceError(f"{name!r} has no mask token, so it is not a masked LM")
+    model = model.to(target).eval()
+    return LoadedModel(name, model, tokenizer, target, time.perf_counter() - start)
+
+
+def _source(name: str) -> str:
+    """A local folder (must exist when the name looks like a path) or a Hub id."""
+    path = Path(name).expanduser()
+    if path.is_dir():
+        return str(path)
+    if name.startswith((".", "/", "~")) or name.count("/") > 1:
+        raise ResourceError(f"model folder {name!r} does not exist")
+    return name

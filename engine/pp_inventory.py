@@ -1,0 +1,154 @@
+"""The inventory of insertable modifiers: noun- and verb-attached PPs, adjectives, adverbs.
+
+Mined from a corpus file (``python -m engine mine-pps FILE --min-count N``) in the
+spirit of the paper's SNLI-mined PP list and stored as JSON at
+``settings.pp_inventory``; until one is mined a small built-in inventory is used.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from spacy.lang.en.stop_words import STOP_WORDS
+
+from engine.errors import InputError
+from engine.inflection import NEGATION_WORDS
+from engine.parse import ParsedSentence, Token
+from engine.settings import Settings, get_settings
+
+MAX_PP_WORDS = 5
+# Modifiers that are not intersective (deleting or inserting them is not a monotone edit).
+NON_INTERSECTIVE = frozenset({
+    "only", "just", "even", "also", "too", "very", "so", "more", "most", "less", "least", "almost",
+    "nearly", "hardly", "barely", "scarcely", "all", "other", "same", "such", "former", "fake",
+    "alleged", "many", "few", "several", "much", "own", "last", "next", "first", "then", "now",
+    "again", "there", "here", "as", "rather", "quite", "really", "still", "yet", "ever", "about",
+    "possibly", "probably", "maybe", "perhaps", "supposedly", "apparently", "seemingly",
+}) | NEGATION_WORDS
+CATEGORIES = ("noun_pps", "verb_pps", "adjectives", "adverbs")
+
+
+@dataclass(frozen=True)
+class ModifierInventory:
+    """Insertable modifiers with their corpus counts, most frequent first."""
+
+    noun_pps: tuple[tuple[str, int], ...]
+    verb_pps: tuple[tuple[str, int], ...]
+    adjectives: tuple[tuple[str, int], ...]
+    adverbs: tuple[tuple[str, int], ...]
+    source: str = "built-in"
+
+    def top(self, category: str, n: int) -> list[str]:
+        """The ``n`` most frequent entries of one category."""
+        return [text for text, _ in getattr(self, category)[:n]]
+
+    def to_json(self) -> dict[str, object]:
+        data = asdict(self)
+        return {k: (dict(v) if k in CATEGORIES else v) for k, v in data.items()}
+
+
+BUILTIN = ModifierInventory(
+    noun_pps=tuple((pp, 1) for pp in ("with a hat", "in a red shirt", "with a dog", "in the water",
+                                      "on a bike", "in a blue jacket", "with long hair", "near a tree")),
+    verb_pps=tuple((pp, 1) for pp in ("in the park", "on the street", "at night", "outside a building",
+                                      "in the snow", "on the beach", "in a city", "near the water")),
+    adjectives=tuple((a, 1) for a in ("young", "old", "small", "large", "black", "white", "red", "happy")),
+    adverbs=tuple((a, 1) for a in ("quickly", "slowly", "happily", "quietly", "outside", "together")),
+)
+
+
+def _contiguous(tokens: list[Token]) -> bool:
+    return tokens[-1].id - tokens[0].id == len(tokens) - 1
+
+
+def _surface(tokens: list[Token]) -> str:
+    return " ".join(t.text if t.upos == "PROPN" else t.text.lower() for t in tokens)
+
+
+def modifiers(sentence: ParsedSentence) -> Iterator[tuple[str, str]]:
+    """(category, text) for every insertable modifier in one parsed sentence."""
+    for tok in sentence:
+        lemma = tok.lemma.lower()
+        if tok.deprel in ("nmod", "obl") and sentence.children(tok.id, "case"):
+            span = [t for t in sentence.subtree(tok.id) if t.upos != "PUNCT"]
+            head = sentence.token(tok.head) if tok.head else None
+            if head is None or not _contiguous(span) or len(span) > MAX_PP_WORDS or span[0].deprel != "case":
+                continue
+            if span[0].lemma.lower() == "of" or any(t.upos == "PRON" for t in span):
+                continue  # argument-like ("a group of people") or anaphoric ("next to him")
+            if head.upos in ("NOUN", "PROPN") and tok.deprel == "nmod":
+                yield "noun_pps", _surface(span)
+            elif head.upos == "VERB" and tok.deprel == "obl":
+                yield "verb_pps", _surface(span)
+        elif tok.deprel == "amod" and tok.upos == "ADJ" and tok.xpos == "JJ" and lemma not in NON_INTERSECTIVE:
+            if not sentence.children(tok.id):
+                yield "adjectives", tok.text.lower()
+        elif tok.deprel == "advmod" and tok.upos == "ADV" and lemma not in NON_INTERSECTIVE | STOP_WORDS:
+            head = sentence.token(tok.head) if tok.head else None
+            if head is not None and head.upos == "VERB" and tok.id > head.id and tok.text.isalpha():
+                yield "adverbs", tok.text.lower()
+
+
+def mine(sentences: Iterable[ParsedSentence], min_count: int, source: str = "") -> ModifierInventory:
+    """Count modifiers over parsed sentences; keep those seen at least ``min_count`` times."""
+    counts: dict[str, Counter] = {c: Counter() for c in CATEGORIES}
+    for sentence in sentences:
+        for category, text in modifiers(sentence):
+            counts[category][text] += 1
+    kept = {
+        c: tuple((text, n) for text, n in sorted(counts[c].items(), key=lambda kv: (-kv[1], kv[0])) if n >= min_count)
+        for c in CATEGORIES
+    }
+    return ModifierInventory(**kept, source=source)
+
+
+def read_corpus(path: Path) -> Iterator[str]:
+    """Sentences of a corpus file: plain text (one a line), TSV (fields with spaces) or SNLI-style JSONL."""
+    if not path.is_file():
+        raise InputError(f"corpus file {path} does not exist")
+    with path.open(encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, start=1):
+            line = line.strip()
+            if not line:
+                continue
+            if path.suffix == ".jsonl":
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise InputError(f"{path}:{number}: not valid JSON ({exc.msg})") from exc
+                if not isinstance(row, dict):
+                    raise InputError(f"{path}:{number}: expected a JSON object with sentence1/sentence2")
+                texts = (row.get(k) for k in ("sentence1", "sentence2"))
+                yield from (t for t in texts if isinstance(t, str) and t.strip())
+            elif "\t" in line:
+                yield from (field for field in line.split("\t") if " " in field.strip())
+            else:
+                yield line
+
+
+def save(inventory: ModifierInventory, path: Path) -> None:
+    """Write the inventory as JSON (parent folders are created)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(inventory.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+
+
+def load(path: Path) -> ModifierInventory:
+    """Read an inventory written by :func:`save`."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return ModifierInventory(
+            **{c: tuple((str(k), int(v)) for k, v in data[c].items()) for c in CATEGORIES},
+            source=str(data.get("source", path)),
+        )
+    except (OSError, json.JSONDecodeError, KeyError, AttributeError, TypeError, ValueError) as exc:
+        raise InputError(f"{path} is not a modifier inventory written by mine-pps ({exc})") from exc
+
+
+def inventory(settings: Settings | None = None) -> ModifierInventory:
+    """The mined inventory at ``settings.pp_inventory`` when present, else the built-in one."""
+    path = (settings or get_settings()).pp_inventory
+    return load(path) if path.is_file() else BUILTIN

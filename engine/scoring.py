@@ -1,0 +1,159 @@
+"""Quality control: score candidate sentences by fluency and keep the best (lowest score).
+
+Two scorers share the :class:`Scorer` interface: :class:`CausalLMScorer` (perplexity
+of a causal LM, the offline default with SmolLM2-135M) and :class:`MaskedLMScorer`
+(pseudo-perplexity of a masked LM, Salazar et al. 2020). Both sort inputs by length
+and pad each batch only to its own longest sequence.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+import torch
+
+from engine.models import LoadedModel, load_causal_lm, load_masked_lm
+from engine.settings import Settings, SettingsError, get_settings
+
+SCORERS = ("causal", "masked")
+
+
+class Scorer(Protocol):
+    """Maps sentences to fluency scores; lower is more fluent."""
+
+    name: str
+
+    def score(self, texts: Sequence[str]) -> list[float]: ...
+
+
+class _Scored(Protocol):
+    text: str
+    score: float | None
+
+
+S = TypeVar("S", bound=_Scored)
+
+
+def _length_batches(lengths: Sequence[int], max_tokens: int, max_rows: int) -> list[list[int]]:
+    """Indices grouped by ascending length so each padded batch holds at most ``max_tokens``."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for i in order:
+        width = lengths[i]
+        if current and ((len(current) + 1) * width > max_tokens or len(current) >= max_rows):
+            batches.append(current)
+            current = []
+        current.append(i)
+    if current:
+        batches.append(current)
+    return batches
+
+
+class CausalLMScorer:
+    """Perplexity under a causal LM: exp of the mean token negative log-likelihood."""
+
+    name = "causal-ppl"
+
+    def __init__(self, lm: LoadedModel, max_tokens: int = 4096, max_rows: int = 64) -> None:
+        self.lm, self.max_tokens, self.max_rows = lm, max_tokens, max_rows
+        tok = lm.tokenizer
+        self._start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+        self._pad = tok.pad_token_id if tok.pad_token_id is not None else self._start
+
+    @torch.inference_mode()
+    def score(self, texts: Sequence[str]) -> list[float]:
+        ids = [[self._start, *self.lm.tokenizer(t, add_special_tokens=False)["input_ids"]] for t in texts]
+        out = [math.inf] * len(texts)
+        for batch in _length_batches([len(x) for x in ids], self.max_tokens, self.max_rows):
+            width = max(len(ids[i]) for i in batch)
+            input_ids = torch.full((len(batch), width), self._pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            for row, i in enumerate(batch):
+                input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
+                mask[row, : len(ids[i])] = 1
+            input_ids, mask = input_ids.to(self.lm.device), mask.to(self.lm.device)
+            logits = self.lm.model(input_ids=input_ids, attention_mask=mask).logits[:, :-1].float()
+            nll = torch.nn.functional.cross_entropy(
+                logits.transpose(1, 2), input_ids[:, 1:], reduction="none"
+            ) * mask[:, 1:]
+            counts = mask[:, 1:].sum(dim=1).clamp(min=1)
+            for row, value in zip(batch, (nll.sum(dim=1) / counts).tolist()):
+                out[row] = math.exp(value)
+        return out
+
+
+class MaskedLMScorer:
+    """Pseudo-perplexity: mask each token in turn; exp of the mean negative pseudo-log-likelihood.
+
+    Every masked copy of every sentence goes into one pool, batched by length.
+    """
+
+    name = "masked-pppl"
+
+    def __init__(self, lm: LoadedModel, max_tokens: int = 8192, max_rows: int = 256) -> None:
+        self.lm, self.max_tokens, self.max_rows = lm, max_tokens, max_rows
+        self.forward_passes = 0
+
+    @torch.inference_mode()
+    def score(self, texts: Sequence[str]) -> list[float]:
+        tok = self.lm.tokenizer
+        encoded = [tok(t, truncation=True)["input_ids"] for t in texts]
+        special = set(tok.all_special_ids)
+        copies = [
+            (sentence, pos)
+            for sentence, ids in enumerate(encoded)
+            for pos, token in enumerate(ids)
+            if token not in special
+        ]
+        totals = [0.0] * len(texts)
+        counts = [0] * len(texts)
+        lengths = [len(encoded[s]) for s, _ in copies]
+        for batch in _length_batches(lengths, self.max_tokens, self.max_rows):
+            width = max(lengths[i] for i in batch)
+            input_ids = torch.full((len(batch), width), tok.pad_token_id, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            targets, positions = [], []
+            for row, i in enumerate(batch):
+                sentence, pos = copies[i]
+                ids = encoded[sentence]
+                input_ids[row, : len(ids)] = torch.tensor(ids)
+                input_ids[row, pos] = tok.mask_token_id
+                mask[row, : len(ids)] = 1
+                targets.append(ids[pos])
+                positions.append(pos)
+            logits = self.lm.model(
+                input_ids=input_ids.to(self.lm.device), attention_mask=mask.to(self.lm.device)
+            ).logits
+            self.forward_passes += 1
+            rows = torch.arange(len(batch), device=logits.device)
+            picked = logits[rows, torch.tensor(positions, device=logits.device)].float()
+            logp = torch.log_softmax(picked, dim=-1)[rows, torch.tensor(targets, device=logits.device)]
+            for i, value in zip(batch, logp.tolist()):
+                sentence = copies[i][0]
+                totals[sentence] += value
+                counts[sentence] += 1
+        return [math.exp(-t / c) if c else math.inf for t, c in zip(totals, counts)]
+
+
+def build_scorer(settings: Settings | None = None, kind: str | None = None) -> Scorer:
+    """The scorer named by ``kind`` (default ``settings.scorer``) over the registry's models."""
+    settings = settings or get_settings()
+    kind = kind or settings.scorer
+    if kind == "causal":
+        return CausalLMScorer(load_causal_lm(settings=settings))
+    if kind == "masked":
+        return MaskedLMScorer(load_masked_lm(settings=settings))
+    raise SettingsError(f"scorer {kind!r} is not one of {', '.join(SCORERS)}")
+
+
+def rank(candidates: Sequence[S], scorer: Scorer, top_k: int) -> list[S]:
+    """Score every candidate's text and keep the ``top_k`` lowest, best first."""
+    if not candidates:
+        return []
+    scores = scorer.score([c.text for c in candidates])
+    scored = [dataclasses.replace(c, score=s) for c, s in zip(candidates, scores)]
+    return sorted(scored, key=lambda c: c.score)[: max(top_k, 0)]

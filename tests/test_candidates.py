@@ -1,0 +1,229 @@
+"""Algorithm 1 on real parses, real polarity and real WordNet: polarity-correct, grammatical candidates."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import cli, lexicon, pp_inventory
+from engine.candidates import (
+    Candidate, FrequencyFillIn, MaskedLMFillIn, generate_candidates, merge_duplicates,
+)
+from engine.inflection import inflect
+from engine.models import load_causal_lm, load_masked_lm
+from engine.natlog.polarity import PolarizedSentence, polarize
+from engine.natlog.relations import RELATION_ORDER, Relation, join
+from engine.natlog.setups import get_setup
+from engine.parse import parse
+from engine.scoring import CausalLMScorer
+from engine.settings import Settings, get_settings
+from tests.test_models import build_tiny_masked_lm
+
+CORPUS = """A man in a red shirt is walking in the park.
+Two dogs play in the park.
+A woman with a hat sits on a bench.
+A boy with a hat runs quickly.
+The girl sings loudly in the park.
+A child in a red shirt is eating an apple.
+A group of people stand next to him.
+A group of people wait.
+"""
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return get_settings().with_overrides(wordnet_distance=2, wordnet_senses=1, alt_lm_pool=12, alt_lm_top=3)
+
+
+def polar(text: str) -> PolarizedSentence:
+    return polarize(parse(text))
+
+
+def generate(text: str, setup: str, settings: Settings, **kwargs) -> list[Candidate]:
+    return generate_candidates(polar(text), get_setup(setup), settings=settings, **kwargs)
+
+
+def by(candidates: list[Candidate], operator: str, old: str | None = None) -> list[Candidate]:
+    return [c for c in candidates if c.operator == operator and (old is None or c.old == old)]
+
+
+def test_upward_noun_gets_hypernyms_only(settings: Settings) -> None:
+    found = generate("A goose is a water bird.", "E2E", settings)
+    hyper = by(found, "PerturbHyper", "bird")
+    assert "A goose is a water vertebrate." in {c.text for c in hyper}
+    assert all(c.relation is Relation.FORWARD and c.lexical_relation is Relation.FORWARD for c in hyper)
+    assert not by(found, "PerturbHypo") and not by(found, "Insertion")
+    assert {c.relation for c in found} <= get_setup("E2E").relations
+    deleted = by(found, "Deletion", "water")
+    assert [c.text for c in deleted] == ["A goose is a bird."]
+
+
+def test_downward_noun_gets_hyponyms_and_insertions(settings: Settings) -> None:
+    found = generate("No dog barked.", "E2E", settings)
+    hypo = by(found, "PerturbHypo", "dog")
+    assert "No puppy barked." in {c.text for c in hypo}
+    assert all(c.lexical_relation is Relation.REVERSE and c.relation is Relation.FORWARD for c in hypo)
+    assert not by(found, "PerturbHyper", "dog")
+    inserted = by(found, "Insertion")
+    assert inserted and all(c.relation is Relation.FORWARD for c in inserted)
+    assert any(c.text.startswith("No ") and c.words[2] == "dog" for c in inserted)
+    assert not by(found, "Deletion")
+
+
+def test_deletions_only_where_polarity_allows(settings: Settings) -> None:
+    upward = generate("An old man runs quickly in the park.", "E2E", settings)
+    texts = {c.text for c in by(upward, "Deletion")}
+    assert {"A man runs quickly in the park.", "An old man runs in the park.", "An old man runs quickly."} <= texts
+    downward = generate("No old man runs in the park.", "E2E", settings)
+    assert not by(downward, "Deletion")
+    reverse = generate("No old man runs in the park.", "C2C", settings)
+    assert "No man runs in the park." in {c.text for c in by(reverse, "Deletion")}
+    assert all(c.relation is Relation.REVERSE for c in by(reverse, "Deletion"))
+
+
+def test_substitutions_keep_the_inflection(settings: Settings) -> None:
+    found = generate("Some dogs barked.", "E2E", settings)
+    nouns = by(found, "PerturbHyper", "dogs")
+    assert "Some canines barked." in {c.text for c in nouns}
+    assert "Some domestic animals barked." in {c.text for c in nouns}
+    for c in by(found, "PerturbHyper", "barked"):
+        lemma = lexicon.render(c.path[-1].split(".")[0])
+        assert c.new.split()[0].endswith("ed") or c.new != inflect(lemma, "VB", "VERB")
+
+
+def test_articles_follow_the_new_word(settings: Settings) -> None:
+    found = generate("A goose is a water bird.", "E2E", settings)
+    for c in found:
+        for article, word in zip(c.words, c.words[1:]):
+            if article.lower() in ("a", "an"):
+                expected = "an" if word[0].lower() in "aeiou" else "a"
+                assert article.lower() == expected, c.text
+    assert "An anseriform bird is a water bird." in {c.text for c in found}
+
+
+def test_negation_uses_do_support_and_projects(settings: Settings) -> None:
+    found = generate("The man sleeps.", "E2C", settings)
+    neg = {c.text: c for c in by(found, "AddNeg")}
+    assert neg["The man does not sleep."].relation is Relation.NEGATION
+    assert neg["It is not true that the man sleeps."].relation is Relation.NEGATION
+    assert "It is false that the man sleeps." in neg
+    every = generate("Every dog runs.", "E2C", settings)
+    pred = {c.text: c for c in by(every, "AddNeg")}
+    assert pred["Every dog does not run."].relation is Relation.ALTERNATION
+    assert not by(generate("The man sleeps.", "E2E", settings), "AddNeg")
+
+
+def test_double_negation_relation_is_the_join(settings: Settings) -> None:
+    found = generate("The man sleeps.", "E2E", settings)
+    double = {c.text: c for c in by(found, "DoubleNegation")}
+    assert double["It is not true that the man does not sleep."].relation is Relation.EQUIVALENCE
+    polarized = polar("No dog barked.")
+    inner = polarized.token(3).projection[RELATION_ORDER.index(Relation.NEGATION)]
+    (expected,) = join(inner, Relation.NEGATION)
+    downward = by(generate("No dog barked.", "E2E", settings), "DoubleNegation")
+    assert downward and all(c.relation is expected for c in downward)
+
+
+def test_alternations_and_their_lock(settings: Settings) -> None:
+    found = generate("The man is tall.", "E2C", settings)
+    assert "The man is short." in {c.text for c in by(found, "PerturbAnto", "tall")}
+    assert all(c.relation in get_setup("E2C").relations for c in found)
+    subject = generate("A tall man sleeps.", "E2C", settings)
+    assert not by(subject, "PerturbAnto"), "| under the restrictor of 'a' projects to #"
+    assert by(subject, "AddNeg")
+    locked = generate("The man is tall.", "E2C", settings, alternated=["Tall"])
+    assert not [c for c in locked if c.old == "tall" and c.lexical_relation is Relation.ALTERNATION]
+    assert by(locked, "AddNeg")
+
+
+def test_candidate_records_are_consistent(settings: Settings) -> None:
+    text = "An old man runs quickly in the park."
+    words = parse(text).words
+    found = generate(text, "E2E", settings)
+    assert len({c.text for c in found}) == len(found)
+    polarized = polar(text)
+    for c in found:
+        assert " ".join(words[c.span[0]:c.span[1]]) == c.old
+        if c.site is None:
+            assert c.operator in ("AddNeg", "DoubleNegation") and c.span[0] == 0
+        else:
+            projection = polarized.tokens[c.site].projection
+            assert projection[RELATION_ORDER.index(c.lexical_relation)] is c.relation
+        assert " ".join(c.words[c.new_span[0]:c.new_span[1]]).lower() == c.new.lower()
+        assert c.setup == "E2E" and c.score is None
+        assert c.edit_kind in ("insertion", "deletion", "substitution")
+        json.dumps(c.to_json())
+
+
+def test_duplicates_merge_and_keep_the_first_derivation() -> None:
+    first = Candidate("A dog runs.", ("A", "dog", "runs", "."), "PerturbHyper", (1, 2), (1, 2), "puppy", "dog",
+                      Relation.FORWARD, Relation.FORWARD, "E2E")
+    second = Candidate("A dog runs.", ("A", "dog", "runs", "."), "Deletion", (1, 3), (1, 2), "young puppy", "dog",
+                       Relation.FORWARD, Relation.FORWARD, "E2E")
+    merged = merge_duplicates([first, second, first])
+    assert len(merged) == 1 and merged[0].operator == "PerturbHyper" and merged[0].also == ("Deletion",)
+
+
+@pytest.mark.slow
+def test_alt_lm_offline_fill_in_gives_unrelated_same_pos_words(settings: Settings) -> None:
+    scorer = CausalLMScorer(load_causal_lm("offline"))
+    found = generate("The dog sleeps.", "E2C", settings, fill_in=FrequencyFillIn(scorer, settings))
+    alt = by(found, "AltLM")
+    assert alt and all(c.relation in get_setup("E2C").relations for c in alt)
+    assert by(found, "AltLM", "sleeps")
+    for c in by(found, "AltLM", "sleeps"):
+        assert lexicon.has_pos(c.new, "VERB", settings) and c.new.endswith("s")
+        lemma = lexicon.wordnet(settings).morphy(c.new, "v")
+        assert lemma not in lexicon.related_lemmas("sleep", "VERB", settings)
+
+
+def test_alt_lm_masked_fill_in_mechanics(settings: Settings, tmp_path: Path) -> None:
+    lm = load_masked_lm(str(build_tiny_masked_lm(tmp_path / "mlm")))
+    fill = MaskedLMFillIn(lm, settings, pool=3000)
+    found = generate("The dog sleeps.", "E2C", settings, fill_in=fill)
+    alt = by(found, "AltLM", "sleeps")
+    assert alt and len(alt) <= settings.alt_lm_top
+    for c in alt:
+        assert c.new.isalpha() and lexicon.has_pos(c.new, "VERB", settings)
+
+
+def test_mined_inventory_drives_insertion(settings: Settings, tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_text(CORPUS, encoding="utf-8")
+    out = tmp_path / "pps.json"
+    assert cli.main(["mine-pps", str(corpus), "--min-count", "2", "--out", str(out)]) == 0
+    inventory = pp_inventory.load(out)
+    assert dict(inventory.verb_pps)["in the park"] == 3
+    assert dict(inventory.noun_pps)["with a hat"] == 2
+    assert "in a red shirt" in dict(inventory.noun_pps)
+    assert "red" in dict(inventory.adjectives) and "loudly" not in dict(inventory.adverbs)
+    assert "of people" not in dict(inventory.noun_pps) and "next to him" not in dict(inventory.verb_pps)
+    found = generate("No cat sleeps.", "E2E", settings, inventory=inventory)
+    texts = {c.text for c in by(found, "Insertion")}
+    assert {"No cat sleeps in the park.", "No cat with a hat sleeps.", "No red cat sleeps."} <= texts
+
+
+def test_mine_pps_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["mine-pps", str(tmp_path / "missing.txt")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(Exception, match="not a modifier inventory"):
+        pp_inventory.load(bad)
+
+
+@pytest.mark.slow
+def test_candidates_cli_ranks_and_validates(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["candidates", "--premise", "A man is sleeping.", "--hypothesis", "The man sleeps.",
+            "--label", "entailment", "--setup", "E2C", "--top", "3", "--no-alt-lm", "--json"]
+    assert cli.main(args) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert 0 < len(rows) <= 3
+    assert [r["score"] for r in rows] == sorted(r["score"] for r in rows)
+    assert {r["relation"] for r in rows} <= {"^", "|"}
+    assert cli.main(args[:6] + ["contradiction", "--setup", "E2E"]) == 2
+    assert "starts from entailment pairs" in capsys.readouterr().err
+    assert cli.main(args[:6] + ["maybe"]) == 2
+    assert "unknown NLI label" in capsys.readouterr().err

@@ -1,0 +1,78 @@
+"""WordNet lexical relations on the real WordNet 3.0: POS-aware, distance-bounded, MacCartney's relations."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import lexicon
+from engine.natlog.relations import Relation
+from engine.settings import Settings, get_settings
+
+
+@pytest.fixture(scope="module")
+def settings() -> Settings:
+    return get_settings().with_overrides(wordnet_distance=2, wordnet_senses=1)
+
+
+def lemmas(found: tuple[lexicon.LexicalRelative, ...] | list[lexicon.LexicalRelative]) -> set[str]:
+    return {r.lemma for r in found}
+
+
+def test_hypernyms_are_forward_within_the_distance(settings: Settings) -> None:
+    found = lexicon.hypernyms("bird", "NOUN", settings)
+    assert {"vertebrate", "chordate"} <= lemmas(found)
+    assert {r.relation for r in found} == {Relation.FORWARD}
+    vertebrate = next(r for r in found if r.lemma == "vertebrate")
+    assert vertebrate.path == ("bird.n.01", "vertebrate.n.01") and vertebrate.source == "bird.n.01"
+    one_hop = lexicon.hypernyms("bird", "NOUN", settings.with_overrides(wordnet_distance=1))
+    assert "vertebrate" in lemmas(one_hop) and "chordate" not in lemmas(one_hop)
+    assert all(len(r.path) - 1 <= 2 for r in found)
+
+
+def test_hyponyms_are_reverse_and_multiword_lemmas_have_spaces(settings: Settings) -> None:
+    found = lexicon.hyponyms("dog", "NOUN", settings)
+    assert "puppy" in lemmas(found)
+    assert {r.relation for r in found} == {Relation.REVERSE}
+    assert any(" " in r.lemma for r in found)
+    assert not any("_" in r.lemma for r in found)
+    assert "dog" not in lemmas(found)
+
+
+def test_synonyms_are_equivalent(settings: Settings) -> None:
+    found = lexicon.synonyms("quickly", "ADV", settings)
+    assert "rapidly" in lemmas(found)
+    assert {r.relation for r in found} == {Relation.EQUIVALENCE}
+
+
+def test_co_hyponyms_are_alternations_distinct_from_other_relatives(settings: Settings) -> None:
+    found = lexicon.co_hyponyms("dog", "NOUN", settings)
+    assert "wolf" in lemmas(found)
+    assert {r.relation for r in found} == {Relation.ALTERNATION}
+    wolf = next(r for r in found if r.lemma == "wolf")
+    assert wolf.path[0] == "dog.n.01" and len(wolf.path) == 3
+    related = lexicon.related_lemmas("dog", "NOUN", settings)
+    assert not {r.lemma.lower() for r in found} & related
+
+
+def test_antonyms_are_alternation_never_negation(settings: Settings) -> None:
+    assert "short" in lemmas(lexicon.antonyms("tall", "ADJ", settings))
+    assert "slowly" in lemmas(lexicon.antonyms("quickly", "ADV", settings))
+    found = lexicon.antonyms("tall", "ADJ", settings) + lexicon.antonyms("happy", "ADJ", settings)
+    assert found and all(r.relation is Relation.ALTERNATION for r in found)
+
+
+def test_relations_depend_on_the_part_of_speech(settings: Settings) -> None:
+    as_verb = lemmas(lexicon.hypernyms("bark", "VERB", settings))
+    as_noun = lemmas(lexicon.hypernyms("bark", "NOUN", settings))
+    assert "talk" in as_verb and "talk" not in as_noun
+    assert as_noun and not as_noun & as_verb
+    assert lexicon.synonyms("the", "DET", settings) == ()
+    assert lexicon.has_pos("barked", "VERB", settings) and not lexicon.has_pos("quickly", "NOUN", settings)
+
+
+def test_relatives_dispatch_by_relation(settings: Settings) -> None:
+    found = lexicon.relatives("tall", "ADJ", {Relation.ALTERNATION}, settings)
+    assert "short" in lemmas(found)
+    assert lexicon.relatives("bird", "NOUN", {Relation.NEGATION}, settings) == []
+    both = lexicon.relatives("bird", "NOUN", {Relation.FORWARD, Relation.REVERSE}, settings)
+    assert {r.relation for r in both} == {Relation.FORWARD, Relation.REVERSE}

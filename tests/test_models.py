@@ -1,0 +1,94 @@
+"""The model registry: device choice, offline SmolLM2, local masked LMs, caching, clear errors."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from engine.models import load_causal_lm, load_masked_lm, model_dtype, resolve_device
+from engine.resources import ResourceError, minilm_path
+from engine.settings import SettingsError, get_settings
+
+
+def build_tiny_masked_lm(folder: Path, seed: int = 0) -> Path:
+    """Save a small random BertForMaskedLM with the real uncased WordPiece vocab of all-MiniLM-L6-v2."""
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    tokenizer = AutoTokenizer.from_pretrained(minilm_path())
+    torch.manual_seed(seed)
+    config = BertConfig(
+        vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=128,
+    )
+    BertForMaskedLM(config).save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def tiny_mlm_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_tiny_masked_lm(tmp_path_factory.mktemp("tiny-mlm"))
+
+
+def test_resolve_device_follows_the_setting() -> None:
+    base = get_settings()
+    assert resolve_device(base.with_overrides(device="cpu")) == torch.device("cpu")
+    expected = "cuda" if torch.cuda.is_available() else "cpu"
+    assert resolve_device(base.with_overrides(device="auto")).type == expected
+    with pytest.raises(SettingsError, match="not one of"):
+        resolve_device(base.with_overrides(device="tpu"))
+    if not torch.cuda.is_available():
+        with pytest.raises(SettingsError, match="CUDA is not available"):
+            resolve_device(base.with_overrides(device="cuda"))
+
+
+def test_reduced_precision_only_on_gpu() -> None:
+    assert model_dtype(torch.device("cpu")) == torch.float32
+    if torch.cuda.is_available():
+        assert model_dtype(torch.device("cuda")) in (torch.bfloat16, torch.float16)
+
+
+@pytest.mark.slow
+def test_offline_causal_lm_loads_once_and_is_cached() -> None:
+    start = time.perf_counter()
+    lm = load_causal_lm("offline")
+    first = time.perf_counter() - start
+    again = load_causal_lm("offline")
+    assert again is lm
+    assert not lm.model.training
+    assert lm.tokenizer.pad_token is not None
+    assert lm.device == resolve_device(get_settings())
+    assert next(lm.model.parameters()).dtype == model_dtype(lm.device)
+    print(f"SmolLM2-135M GGUF load: {lm.load_seconds:.1f}s (this call {first:.1f}s)")
+
+
+def test_masked_lm_from_a_local_folder(tiny_mlm_dir: Path) -> None:
+    lm = load_masked_lm(str(tiny_mlm_dir))
+    assert load_masked_lm(str(tiny_mlm_dir)) is lm
+    assert lm.tokenizer.mask_token_id is not None
+    ids = lm.tokenizer(["a dog barks"], return_tensors="pt")
+    logits = lm.model(**ids).logits
+    assert logits.shape[-1] == lm.tokenizer.vocab_size
+
+
+def test_missing_models_give_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ResourceError, match="no masked LM ships offline"):
+        load_masked_lm("offline")
+    with pytest.raises(ResourceError, match="does not exist"):
+        load_masked_lm(str(tmp_path / "no-such-model"))
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ResourceError, match="cannot load masked LM"):
+        load_masked_lm(str(empty))
+
+
+def test_torch_threads_setting_is_applied_on_load(tiny_mlm_dir: Path) -> None:
+    before = torch.get_num_threads()
+    try:
+        load_masked_lm(str(tiny_mlm_dir), get_settings().with_overrides(torch_threads=1))
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(before)
