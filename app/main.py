@@ -14,6 +14,11 @@ st.set_page_config(page_title="NatLog Studio", page_icon="⇅", layout="wide")
 PAGES = {
     "Explore": [
         st.Page(ROOT / "pages" / "inspector.py", title="Parse & polarity", icon=":material/account_tree:", default=True),
+        st.Page(ROOT / "pages" / "candidates.py", title="Candidates", icon=":material/format_list_numbered:"),
+    ],
+    "Attack": [
+        st.Page(ROOT / "pages" / "attack.py", title="Attack stepper", icon=":material/bolt:"),
+        st.Page(ROOT / "pages" / "results.py", title="Results", icon=":material/leaderboard:"),
     ],
     "Validate": [
         st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon=":material/how_to_vote:"),

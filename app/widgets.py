@@ -1,16 +1,21 @@
-"""Shared rendering: dependency arcs, token tables, polarity marks, operator scopes."""
+"""Shared rendering: dependency arcs, polarity marks, operator scopes, candidates, victim probabilities."""
 
 from __future__ import annotations
 
 import html
+from collections.abc import Sequence
 
 import pandas as pd
+import plotly.graph_objects as go
 from spacy import displacy
 
+from engine.candidates import Candidate
+from engine.datasets import LABELS
 from engine.natlog.operators import ScopedOperator
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation
 from engine.parse import ParsedSentence
+from engine.victim import Prediction
 
 
 def dependency_svg(sentence: ParsedSentence) -> str:
@@ -108,3 +113,72 @@ def allowed_edits_table(polarized: PolarizedSentence, targets: frozenset[Relatio
             "allowed local relations": "  ".join(f"{r.symbol} {r.name.lower()}" for r in RELATION_ORDER if r in allowed) or "—",
         })
     return pd.DataFrame(rows).set_index("id")
+
+
+EDIT_STYLES = {
+    "substitution": "background:#fff3bf;border-bottom:2px solid #f08c00;",
+    "insertion": "background:#d3f9d8;border-bottom:2px solid #2b8a3e;",
+    "deletion": "color:#c92a2a;text-decoration:line-through;",
+}
+
+
+def candidate_html(candidate: Candidate) -> str:
+    """H* with its edit marked: substitutions amber, insertions green, deletions struck through."""
+    start, end = candidate.new_span
+    words = [escape(w) for w in candidate.words]
+    kind = candidate.edit_kind
+    if kind == "deletion":
+        words.insert(start, f"<span style='{EDIT_STYLES[kind]}'>{escape(candidate.old)}</span>")
+    else:
+        edited = " ".join(words[start:end])
+        words[start:end] = [f"<span style='{EDIT_STYLES[kind]}padding:0 2px'>{edited}</span>"]
+    return " ".join(words)
+
+
+def candidates_table(candidates: Sequence[Candidate]) -> pd.DataFrame:
+    """Ranked candidates: text, operator, relations, edit, fluency score."""
+    return pd.DataFrame([
+        {"rank": k, "H*": c.text, "operator": c.operator, "edit": c.edit_kind,
+         "old → new": f"{c.old or '∅'} → {c.new or '∅'}",
+         "lexical": f"{c.lexical_relation.symbol} {c.lexical_relation.name.lower()}",
+         "H → H*": f"{c.relation.symbol} {c.relation.name.lower()}",
+         "score": None if c.score is None else round(c.score, 2)}
+        for k, c in enumerate(candidates, start=1)
+    ]).set_index("rank")
+
+
+def derivation_lines(candidate: Candidate) -> list[str]:
+    """How the candidate was derived, one line per fact (markdown)."""
+    lines = [
+        f"**{candidate.operator}** ({candidate.edit_kind}) of words {candidate.span[0] + 1}–{candidate.span[1]}: "
+        f"`{candidate.old or '∅'}` → `{candidate.new or '∅'}`",
+        f"lexical relation {candidate.lexical_relation.symbol} ({candidate.lexical_relation.name.lower()}) projects to "
+        f"{candidate.relation.symbol} ({candidate.relation.name.lower()}) between H and H*; setup {candidate.setup}",
+    ]
+    if candidate.synsets:
+        lines.append("WordNet synsets: " + ", ".join(f"`{s}`" for s in candidate.synsets))
+    if candidate.path:
+        lines.append("WordNet path: " + " → ".join(f"`{p}`" for p in candidate.path))
+    if candidate.also:
+        lines.append("also produced by: " + ", ".join(candidate.also))
+    return lines
+
+
+LABEL_COLOURS = {"entailment": "#2b8a3e", "neutral": "#868e96", "contradiction": "#c92a2a"}
+
+
+def probability_figure(rows: Sequence[tuple[str, Prediction]], title: str = "") -> go.Figure:
+    """Stacked horizontal bars of the victim's label probabilities, one bar per hypothesis."""
+    names = [name for name, _ in rows]
+    figure = go.Figure()
+    for k, label in enumerate(LABELS):
+        figure.add_bar(
+            y=names, x=[p.probs[k] for _, p in rows], name=label, orientation="h",
+            marker_color=LABEL_COLOURS[label], hovertemplate="%{y}<br>" + label + ": %{x:.3f}<extra></extra>",
+        )
+    figure.update_layout(
+        barmode="stack", title=title or None, xaxis={"range": [0, 1], "title": "probability"},
+        yaxis={"autorange": "reversed"}, height=max(160, 40 * len(rows) + 90),
+        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10}, legend={"orientation": "h", "y": -0.25},
+    )
+    return figure

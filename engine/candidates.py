@@ -27,7 +27,7 @@ from engine.natlog.polarity import PolarizedSentence, PolarizedToken
 from engine.natlog.relations import RELATION_ORDER, Relation, join
 from engine.natlog.setups import Setup
 from engine.pp_inventory import NON_INTERSECTIVE, ModifierInventory, inventory as default_inventory
-from engine.scoring import Scorer
+from engine.scoring import Scorer, rank
 from engine.settings import Settings, SettingsError, get_settings
 
 NEGATION_PREFIXES = ("It is not true that", "It is false that")
@@ -384,6 +384,24 @@ def generate_candidates(
     )
     return merge_duplicates(out)
 
+
+
+def ranked_candidates(
+    polarized: PolarizedSentence,
+    setups: Sequence[Setup],
+    scorer: Scorer,
+    *,
+    settings: Settings | None = None,
+    fill_in: FillIn | None = None,
+    top_k: int | None = None,
+) -> list[Candidate]:
+    """Generate and rank each setup's candidates, keeping the best ``top_k`` (default ``settings.top_k``) per setup."""
+    settings = settings or get_settings()
+    ranked: list[Candidate] = []
+    for setup in setups:
+        found = generate_candidates(polarized, setup, settings=settings, fill_in=fill_in)
+        ranked.extend(rank(found, scorer, top_k or settings.top_k))
+    return ranked
 
 class MaskedLMFillIn:
     """AltLM with a masked LM: one forward pass masks every slot of the sentence."""

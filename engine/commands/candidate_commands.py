@@ -10,12 +10,12 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine import pp_inventory
-from engine.candidates import Candidate, build_fill_in, generate_candidates
+from engine.candidates import build_fill_in, ranked_candidates
 from engine.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import Setup, get_setup, setups_for_label
 from engine.parse import ParsedSentence, parse, validate_text
-from engine.scoring import SCORERS, build_scorer, rank
+from engine.scoring import SCORERS, build_scorer
 from engine.settings import Settings, get_settings
 
 
@@ -58,10 +58,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     polarized = polarize(parse(args.hypothesis, settings=settings))
     scorer = build_scorer(settings, args.scorer)
     fill_in = None if args.no_alt_lm else build_fill_in(settings, scorer)
-    ranked: list[Candidate] = []
-    for setup in tqdm(setups, desc="setups", disable=args.json or len(setups) == 1):
-        found = generate_candidates(polarized, setup, settings=settings, fill_in=fill_in)
-        ranked.extend(rank(found, scorer, args.top or settings.top_k))
+    ranked = ranked_candidates(polarized, setups, scorer, settings=settings, fill_in=fill_in, top_k=args.top)
     if args.json:
         print(json.dumps([c.to_json() for c in ranked], ensure_ascii=False, indent=1))
         return 0

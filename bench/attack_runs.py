@@ -1,0 +1,56 @@
+"""Batch attack runs for several setups in one process (models loaded once), then the report.
+
+    python bench/attack_runs.py --data ../shared/data/snli_test.tsv --limit 200 --db var/bench.sqlite
+
+Each setup is an ordinary resumable run named ``bench-<SETUP>-n<LIMIT>``; rerunning continues
+where it stopped. Prints each run's wall-clock time and the report table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from annotations.store import Store  # noqa: E402
+from engine.attack import AttackTools, run_attacks  # noqa: E402
+from engine.metrics import format_table, run_metrics  # noqa: E402
+from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
+from engine.settings import get_settings  # noqa: E402
+from engine.victim import load_victim  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--format", default="auto")
+    parser.add_argument("--setups", default=",".join(SETUPS), help="comma-separated setup names")
+    parser.add_argument("--limit", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--victim", default="offline")
+    parser.add_argument("--db", type=Path, default=Path("var/bench.sqlite"))
+    parser.add_argument("--no-alt-lm", action="store_true")
+    args = parser.parse_args()
+
+    settings = get_settings()
+    began = time.monotonic()
+    victim = load_victim(args.victim, settings=settings)
+    tools = AttackTools.build(settings, alt_lm=not args.no_alt_lm)
+    print(f"models loaded in {time.monotonic() - began:.1f} s", flush=True)
+    with Store.open(args.db, settings) as store:
+        for name in args.setups.split(","):
+            setup = get_setup(name)
+            report = run_attacks(
+                store, f"bench-{setup.name}-n{args.limit}", args.data, args.format, setup, args.victim,
+                victim, tools, settings, limit=args.limit, seed=args.seed,
+            )
+            print(f"{setup.name}: {report.selected} pairs ({report.resumed} resumed), {report.attacked} attacked, "
+                  f"{report.successful} successful, {report.skipped} skipped in {report.seconds:.1f} s", flush=True)
+        print(format_table(run_metrics(store)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,417 @@
+"""The NatLogAttack search (Zheng & Zhu 2023, Section 3.4) and batch runs over data files.
+
+Only pairs the victim gets right are attacked. Each round generates the natural-logic
+candidates of the current hypothesis, ranks them by fluency and queries the victim in rank
+order until its prediction differs from the setup's target label. When a round's list is
+exhausted, the next round starts from the queried candidate with the lowest target-label
+probability. The search stops at success, when no candidate is left, or at
+``settings.query_budget`` queries (the original pair counts as one).
+
+The relation between the ORIGINAL hypothesis and the current one is composed across rounds
+with the join table; a round only asks for edits whose composition stays inside the setup's
+relation set, and a guard drops any candidate whose composed relation would leave it.
+
+:class:`AttackSearch` runs one round per :meth:`AttackSearch.step` (the app's stepper and
+:func:`attack_pair` both use it); :func:`run_attacks` attacks a data file pair by pair,
+committing each result to the store so an interrupted run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import time
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tqdm import tqdm
+
+from annotations.records import AttackRecord, Run
+from annotations.store import Store
+from engine.candidates import Candidate, FillIn, build_fill_in, generate_candidates
+from engine.datasets import LABELS, NLIPair, read_pairs
+from engine.errors import InputError
+from engine.natlog.polarity import PolarizedSentence, polarize
+from engine.natlog.relations import RELATION_ORDER, Relation, join_sets
+from engine.natlog.setups import Setup
+from engine.parse import parse, validate_text
+from engine.scoring import Scorer, build_scorer, rank
+from engine.settings import Settings, get_settings
+from engine.victim import Prediction, QueryCounter, Victim
+
+Generator = Callable[..., list[Candidate]]
+PREFETCH = 8
+
+
+@dataclass(frozen=True)
+class Query:
+    """One candidate put to the victim: its prediction and whether it cost a query."""
+
+    text: str
+    prediction: Prediction
+    counted: bool
+    queries_so_far: int
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the search, from ``hypothesis`` (whose relation to H is ``composed``)."""
+
+    index: int
+    hypothesis: str
+    composed: frozenset[Relation]
+    allowed: frozenset[Relation]
+    candidates: tuple[Candidate, ...]
+    guard_rejected: int
+    revisited: int
+    queried: tuple[Query, ...]
+    outcome: str
+    chosen: int | None
+    seconds: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "round": self.index, "hypothesis": self.hypothesis,
+            "composed": _symbols(self.composed), "allowed": _symbols(self.allowed),
+            "ranked": len(self.candidates), "guard_rejected": self.guard_rejected,
+            "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
+            "seconds": round(self.seconds, 3),
+            "queried": [
+                {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far}
+                for c, q in zip(self.candidates, self.queried)
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class DerivationStep:
+    """One edit on the path H -> H*: the candidate, its edit polarity, and H's relation to it."""
+
+    round: int
+    source: str
+    candidate: Candidate
+    polarity: str
+    composed: frozenset[Relation]
+
+    def to_json(self) -> dict[str, object]:
+        return {"round": self.round, "from": self.source, **self.candidate.to_json(),
+                "polarity": self.polarity, "composed": _symbols(self.composed)}
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """The outcome of attacking one pair, with its full trace.
+
+    ``status`` is ``success``, ``failed`` (``reason``: ``budget``, ``no-candidates`` or
+    ``unparsable: ...``) or
+    ``skipped`` (the victim was already wrong on the original pair).
+    """
+
+    premise: str
+    hypothesis: str
+    gold_label: str
+    setup: str
+    target_label: str
+    status: str
+    reason: str
+    original: Prediction
+    adversarial: Prediction | None
+    adversarial_hypothesis: str | None
+    relation: frozenset[Relation]
+    derivation: tuple[DerivationStep, ...]
+    rounds: tuple[Round, ...]
+    queries: int
+    cache_hits: int
+    perplexity: float | None
+    seconds: float
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "premise": self.premise, "hypothesis": self.hypothesis, "gold_label": self.gold_label,
+            "setup": self.setup, "target_label": self.target_label, "status": self.status,
+            "reason": self.reason, "original": self.original.to_json(),
+            "adversarial": self.adversarial.to_json() if self.adversarial else None,
+            "adversarial_hypothesis": self.adversarial_hypothesis, "relation": _symbols(self.relation),
+            "derivation": [s.to_json() for s in self.derivation],
+            "rounds": [r.to_json() for r in self.rounds], "queries": self.queries,
+            "cache_hits": self.cache_hits, "perplexity": self.perplexity, "seconds": round(self.seconds, 3),
+        }
+
+    def to_record(self, pair_index: int, started: datetime, finished: datetime) -> AttackRecord:
+        """The store's record of this attack."""
+        won = self.status == "success"
+        return AttackRecord(
+            pair_index=pair_index, premise=self.premise, hypothesis=self.hypothesis,
+            gold_label=self.gold_label, status=self.status, source_label=self.gold_label,
+            target_label=self.target_label, original_prediction=self.original.label,
+            original_probabilities=dict(zip(LABELS, self.original.probs)),
+            adversarial_hypothesis=self.adversarial_hypothesis if won else None,
+            adversarial_prediction=self.adversarial.label if won and self.adversarial else None,
+            adversarial_probabilities=dict(zip(LABELS, self.adversarial.probs)) if won and self.adversarial else None,
+            queries=self.queries, cache_hits=self.cache_hits, perplexity=self.perplexity,
+            operators=tuple(s.candidate.operator for s in self.derivation) if won else (),
+            polarity="".join(s.polarity for s in self.derivation) if won else None,
+            derivation=[s.to_json() for s in self.derivation] if won else None,
+            trace={"reason": self.reason, "relation": _symbols(self.relation),
+                   "rounds": [r.to_json() for r in self.rounds], "seconds": round(self.seconds, 3)},
+            started_at=started, finished_at=finished,
+        )
+
+
+def _symbols(relations: Collection[Relation]) -> list[str]:
+    return [r.symbol for r in RELATION_ORDER if r in relations]
+
+
+def allowed_next(composed: frozenset[Relation], setup: Setup) -> frozenset[Relation]:
+    """Relations an edit may have so that H's composed relation to the result stays in the setup."""
+    return frozenset(r for r in RELATION_ORDER if join_sets(composed, {r}) <= setup.relations)
+
+
+def guard(candidates: Sequence[Candidate], composed: frozenset[Relation], setup: Setup) -> list[Candidate]:
+    """The candidates whose relation, composed with H's relation to their source, stays in the setup."""
+    return [c for c in candidates if join_sets(composed, {c.relation}) <= setup.relations]
+
+
+def edit_polarity(polarized: PolarizedSentence, candidate: Candidate) -> str:
+    """The polarity mark of the edited position (for insertions, the neighbour whose projection fits)."""
+    n = len(polarized.tokens)
+    start, end = candidate.span
+    sites = [start] if end > start else [start, start - 1]
+    sites = [k for k in sites if 0 <= k < n] or [min(max(start, 0), n - 1)]
+    lexical = RELATION_ORDER.index(candidate.lexical_relation)
+    for k in sites:
+        if polarized.tokens[k].projection[lexical] == candidate.relation:
+            return polarized.tokens[k].polarity.mark
+    return polarized.tokens[sites[0]].polarity.mark
+
+
+@dataclass
+class _State:
+    hypothesis: str
+    composed: frozenset[Relation]
+    derivation: list[DerivationStep]
+    alternated: set[str]
+    seen: set[str]
+
+
+class AttackSearch:
+    """The search on one pair, one round per :meth:`step`; the original pair is queried at once."""
+
+    def __init__(
+        self, premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim, *,
+        scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
+        ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
+    ) -> None:
+        if gold_label != setup.source_label:
+            raise InputError(
+                f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {gold_label!r}"
+            )
+        self.settings = settings or get_settings()
+        if not premise or not premise.strip():
+            raise InputError("the premise is empty: give the premise P of the pair")
+        if len(premise) > self.settings.max_chars * 4:
+            raise InputError(f"the premise is {len(premise)} characters long; the limit is {self.settings.max_chars * 4}")
+        hypothesis = validate_text(hypothesis, self.settings.max_chars)
+        self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
+        self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
+        self.ppl_scorer = ppl_scorer or scorer
+        self.counter: QueryCounter = victim.counter()
+        self.started = time.monotonic()
+        self.rounds: list[Round] = []
+        self.original = self.counter.predict_one(premise, hypothesis)
+        self._state = _State(hypothesis, frozenset({Relation.EQUIVALENCE}), [], set(), {hypothesis})
+        self._success: Prediction | None = None
+        self._reason = "" if self.original.label == gold_label else "victim already wrong"
+
+    @property
+    def done(self) -> bool:
+        return bool(self._reason)
+
+    @property
+    def budget_left(self) -> int:
+        return self.settings.query_budget - self.counter.queries
+
+    def step(self) -> Round:
+        """Run one round: generate, guard, rank, then query in rank order."""
+        if self.done:
+            raise InputError(f"the attack is over ({self._reason})")
+        began = time.monotonic()
+        state, setup = self._state, self.setup
+        start, start_composed = state.hypothesis, state.composed
+        allowed = allowed_next(start_composed, setup)
+        try:
+            polarized = polarize(parse(start, settings=self.settings))
+        except InputError as exc:
+            self._reason = f"unparsable: {exc}"
+            result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), 0, 0, (), "unparsable",
+                           None, time.monotonic() - began)
+            self.rounds.append(result)
+            return result
+        proposed = self.generate(
+            polarized, dataclasses.replace(setup, relations=allowed), settings=self.settings,
+            fill_in=self.fill_in, alternated=frozenset(state.alternated),
+        )
+        fresh = [c for c in proposed if c.text not in state.seen]
+        kept = guard(fresh, start_composed, setup)
+        ranked = rank(kept, self.scorer, self.settings.top_k)
+        queried = self._query(ranked)
+        state.seen.update(c.text for c in ranked)
+        chosen: int | None = None
+        if self._success is not None:
+            outcome, chosen = "success", len(queried) - 1
+        elif len(queried) < len(ranked):
+            outcome = "budget"
+        elif not queried:
+            outcome = "budget" if self.budget_left <= 0 else "no-candidates"
+        else:
+            chosen = min(range(len(queried)), key=lambda k: queried[k].prediction.prob(setup.target_label))
+            outcome = "budget" if self.budget_left <= 0 else "exhausted"
+        if chosen is not None:
+            self._advance(polarized, ranked[chosen])
+        if outcome != "exhausted":
+            self._reason = outcome
+        result = Round(
+            len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
+            guard_rejected=len(fresh) - len(kept), revisited=len(proposed) - len(fresh),
+            queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
+        )
+        self.rounds.append(result)
+        return result
+
+    def _advance(self, polarized: PolarizedSentence, pick: Candidate) -> None:
+        """Make ``pick`` the current hypothesis, composing its relation with H's."""
+        state = self._state
+        composed = join_sets(state.composed, {pick.relation})
+        state.derivation.append(DerivationStep(
+            len(self.rounds) + 1, state.hypothesis, pick, edit_polarity(polarized, pick), composed,
+        ))
+        if pick.lexical_relation is Relation.ALTERNATION and pick.new:
+            state.alternated.update(pick.new.lower().split())
+        state.hypothesis, state.composed = pick.text, composed
+
+    def _query(self, ranked: Sequence[Candidate]) -> list[Query]:
+        """Query in rank order until the prediction leaves the target label or the budget is spent.
+
+        Upcoming candidates are evaluated ahead in small batches (uncounted); each one counts
+        as a query only when the search actually asks for it.
+        """
+        out: list[Query] = []
+        target = self.setup.target_label
+        for k, candidate in enumerate(ranked):
+            pair = (self.premise, candidate.text)
+            fresh = pair not in self.counter.asked
+            if fresh and self.budget_left <= 0:
+                break
+            if fresh:
+                ahead = [(self.premise, c.text) for c in ranked[k:k + min(PREFETCH, self.budget_left)]]
+                self.victim.predict(ahead)
+            prediction = self.counter.predict_one(*pair)
+            out.append(Query(candidate.text, prediction, fresh, self.counter.queries))
+            if prediction.label != target:
+                self._success = prediction
+                break
+        return out
+
+    def run(self) -> "AttackResult":
+        """Step until the search ends and return the result."""
+        while not self.done:
+            self.step()
+        return self.result()
+
+    def result(self) -> "AttackResult":
+        """The result so far (final once :attr:`done`)."""
+        state = self._state
+        won = self._success is not None
+        status = "success" if won else ("skipped" if self._reason == "victim already wrong" else "failed")
+        hstar = state.hypothesis if won else None
+        return AttackResult(
+            premise=self.premise, hypothesis=self.hypothesis, gold_label=self.gold_label,
+            setup=self.setup.name, target_label=self.setup.target_label, status=status,
+            reason=self._reason, original=self.original, adversarial=self._success,
+            adversarial_hypothesis=hstar, relation=state.composed, derivation=tuple(state.derivation),
+            rounds=tuple(self.rounds), queries=self.counter.queries, cache_hits=self.counter.cache_hits,
+            perplexity=self.ppl_scorer.score([hstar])[0] if hstar else None,
+            seconds=time.monotonic() - self.started,
+        )
+
+
+@dataclass(frozen=True)
+class AttackTools:
+    """What an attack uses besides the victim: ranking scorer, perplexity scorer, AltLM, generator."""
+
+    scorer: Scorer
+    ppl_scorer: Scorer
+    fill_in: FillIn | None
+    generate: Generator = generate_candidates
+
+    @classmethod
+    def build(cls, settings: Settings, alt_lm: bool = True) -> "AttackTools":
+        """The configured scorer (``settings.scorer``), causal-LM perplexity, and AltLM if wanted."""
+        scorer = build_scorer(settings)
+        ppl = scorer if settings.scorer == "causal" else build_scorer(settings, "causal")
+        return cls(scorer, ppl, build_fill_in(settings, scorer) if alt_lm else None)
+
+
+def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
+                 tools: AttackTools, settings: Settings | None = None) -> AttackSearch:
+    """A new search on one pair (the original pair is queried now)."""
+    return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
+                        fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate)
+
+
+def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
+                tools: AttackTools, settings: Settings | None = None) -> AttackResult:
+    """Attack one pair to the end."""
+    return start_search(premise, hypothesis, gold_label, setup, victim, tools, settings).run()
+
+
+def select_pairs(pairs: Sequence[NLIPair], setup: Setup, limit: int | None, seed: int) -> list[tuple[int, NLIPair]]:
+    """The pairs a run attacks: those labelled with the setup's source label, a seeded sample of
+    ``limit`` of them, in file order; each keeps its index in the file."""
+    eligible = [(k, p) for k, p in enumerate(pairs) if p.label == setup.source_label]
+    if limit is not None and limit < len(eligible):
+        eligible = sorted(random.Random(seed).sample(eligible, limit), key=lambda item: item[0])
+    return eligible
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What one invocation of a batch run did."""
+
+    run: Run
+    selected: int
+    resumed: int
+    attacked: int
+    successful: int
+    skipped: int
+    seconds: float
+
+
+def run_attacks(
+    store: Store, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim: Victim,
+    tools: AttackTools, settings: Settings, *, limit: int | None = None, seed: int = 0,
+    split: str | None = None, pairs: Sequence[NLIPair] | None = None, progress: bool = True,
+) -> RunReport:
+    """Attack the selected pairs of ``data`` (``pairs``: already read from it), committing each
+    result; pairs already stored for ``run_name`` are not attacked again (resume)."""
+    pairs = read_pairs(data, fmt, split) if pairs is None else pairs
+    chosen = select_pairs(pairs, setup, limit, seed)
+    config = {"limit": limit, "split": split, "query_budget": settings.query_budget, "top_k": settings.top_k,
+              "scorer": settings.scorer, "alt_lm": settings.alt_lm if tools.fill_in else "none"}
+    run = store.start_run(run_name, setup.name, victim_name, data, fmt, seed, config)
+    done = store.done_pair_indices(run.id)
+    todo = [(k, p) for k, p in chosen if k not in done]
+    began = time.monotonic()
+    counts = {"success": 0, "skipped": 0, "failed": 0}
+    bar = tqdm(todo, desc=f"attack {setup.name}", unit="pair", disable=not progress)
+    for index, pair in bar:
+        started = datetime.now(timezone.utc)
+        result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
+        store.record_attack(run.id, result.to_record(index, started, datetime.now(timezone.utc)))
+        counts[result.status] += 1
+        bar.set_postfix(success=counts["success"], skipped=counts["skipped"], failed=counts["failed"])
+    store.finish_run(run.id)
+    return RunReport(run, len(chosen), len(chosen) - len(todo), len(todo) - counts["skipped"],
+                     counts["success"], counts["skipped"], time.monotonic() - began)

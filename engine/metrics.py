@@ -1,0 +1,156 @@
+"""Run metrics over stored attacks: ASR, query numbers, perplexity, HVASR, breakdowns.
+
+- ASR: successful attacks / attacked pairs (pairs the victim got right; skipped pairs excluded).
+- QN: queries of successful attacks (mean and median).
+- PPL: mean causal-LM perplexity of H* over successful attacks.
+- HVASR (from ``annotations.aggregation.hvasr``): shown once any attack of the run has a
+  majority judgment.
+"""
+
+from __future__ import annotations
+
+import csv
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+from annotations.aggregation import hvasr
+from annotations.records import StoredAttack
+from annotations.store import Store
+
+GROUPS = ("operator", "polarity")
+
+
+@dataclass(frozen=True)
+class RunMetrics:
+    """One row of the report (one run: a setup against a victim on a data file)."""
+
+    run: str
+    setup: str
+    victim: str
+    data: str
+    pairs: int
+    skipped: int
+    attacked: int
+    successful: int
+    asr: float | None
+    hvasr: float | None
+    judged: int
+    qn_mean: float | None
+    qn_median: float | None
+    ppl_mean: float | None
+    seconds: float
+
+
+@dataclass(frozen=True)
+class BreakdownRow:
+    """Successful attacks of one run grouped by operator or by polarity of the edited words."""
+
+    run: str
+    group: str
+    value: str
+    successful: int
+    share: float
+    qn_mean: float | None
+    ppl_mean: float | None
+
+
+def _mean(values: Sequence[float]) -> float | None:
+    return statistics.fmean(values) if values else None
+
+
+def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[StoredAttack],
+              hvasr_value: float | None = None, judged: int = 0) -> RunMetrics:
+    """Metrics of one run's attacks."""
+    records = [a.record for a in attacks]
+    attacked = [r for r in records if r.status != "skipped"]
+    won = [r for r in attacked if r.status == "success"]
+    queries = [float(r.queries) for r in won]
+    ppl = [r.perplexity for r in won if r.perplexity is not None]
+    seconds = sum((r.finished_at - r.started_at).total_seconds() for r in records
+                  if r.started_at is not None and r.finished_at is not None)
+    return RunMetrics(
+        run=run, setup=setup, victim=victim, data=data, pairs=len(records),
+        skipped=len(records) - len(attacked), attacked=len(attacked), successful=len(won),
+        asr=len(won) / len(attacked) if attacked else None,
+        hvasr=hvasr_value if judged else None, judged=judged,
+        qn_mean=_mean(queries), qn_median=statistics.median(queries) if queries else None,
+        ppl_mean=_mean(ppl), seconds=round(seconds, 1),
+    )
+
+
+def run_metrics(store: Store, run: str | None = None) -> list[RunMetrics]:
+    """One :class:`RunMetrics` per run in the store (or only ``run``)."""
+    runs = [store.run(run)] if run else store.runs()
+    human = {row.value: row for row in hvasr(store, "run")}
+    out = []
+    for r in runs:
+        row = human.get(r.name)
+        out.append(summarize(
+            r.name, r.setup, r.victim, Path(r.data_path).name, store.attacks(r.id, with_trace=False),
+            hvasr_value=row.hvasr if row else None, judged=row.judged if row else 0,
+        ))
+    return out
+
+
+def _group_values(attack: StoredAttack, group: str) -> Iterable[str]:
+    if group == "operator":
+        return attack.record.operators or ("none",)
+    return ((attack.record.polarity or "none"),)
+
+
+def breakdown(store: Store, group: str, run: str | None = None) -> list[BreakdownRow]:
+    """Successful attacks per operator (each operator in H*'s derivation) or per polarity."""
+    if group not in GROUPS:
+        raise ValueError(f"group must be one of {GROUPS}")
+    runs = [store.run(run)] if run else store.runs()
+    rows = []
+    for r in runs:
+        won = [a for a in store.attacks(r.id, with_trace=False) if a.record.status == "success"]
+        buckets: dict[str, list[StoredAttack]] = defaultdict(list)
+        for attack in won:
+            for value in dict.fromkeys(_group_values(attack, group)):
+                buckets[value].append(attack)
+        for value, members in sorted(buckets.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            ppl = [a.record.perplexity for a in members if a.record.perplexity is not None]
+            rows.append(BreakdownRow(
+                run=r.name, group=group, value=value, successful=len(members),
+                share=len(members) / len(won),
+                qn_mean=_mean([float(a.record.queries) for a in members]), ppl_mean=_mean(ppl),
+            ))
+    return rows
+
+
+RATIOS = frozenset({"asr", "hvasr", "share"})
+
+
+def _cell(value: object, ratio: bool) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}" if ratio else f"{value:.1f}"
+    return str(value)
+
+
+def format_table(rows: Sequence[object], columns: Sequence[str] | None = None) -> str:
+    """A markdown table of dataclass rows (ratios with three decimals, other floats with one)."""
+    if not rows:
+        return "(no rows)"
+    columns = list(columns or [f.name for f in fields(rows[0])])  # type: ignore[arg-type]
+    body = [[_cell(getattr(row, c), c in RATIOS) for c in columns] for row in rows]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cells) + " |" for cells in body]
+    return "\n".join(lines)
+
+
+def write_csv(rows: Sequence[object], path: Path) -> None:
+    """Write dataclass rows to a CSV file with a header."""
+    if not rows:
+        path.write_text("", encoding="utf-8")
+        return
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))  # type: ignore[arg-type]
+        writer.writeheader()
+        writer.writerows(asdict(row) for row in rows)  # type: ignore[arg-type]

@@ -1,0 +1,305 @@
+"""``train-victim``: fine-tune a three-way NLI classification head on an encoder backbone.
+
+The trained model is saved with its tokenizer, ``config.id2label`` in :data:`LABELS` order, and
+a model card (``README.md`` + ``training.json``: data used, hyperparameters, dev and held-out
+accuracy per label). A folder whose ``training.json`` records the same recipe is reused.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+from tqdm import tqdm
+
+from engine.datasets import LABELS, NLIPair, read_pairs
+from engine.errors import InputError
+from engine.models import resolve_device
+from engine.resources import minilm_path
+from engine.settings import Settings
+from engine.victim import Victim, offline_victim_dir
+
+CARD_FILE = "training.json"
+
+
+@dataclass(frozen=True)
+class DataSource:
+    """One training file: ``PATH[,format=F][,split=S][,limit=N]`` (``limit`` samples N pairs)."""
+
+    path: Path
+    fmt: str = "auto"
+    split: str | None = None
+    limit: int | None = None
+
+    @classmethod
+    def parse(cls, spec: str, base: Path | None = None) -> "DataSource":
+        head, *options = [part.strip() for part in spec.split(",")]
+        values: dict[str, str] = {}
+        for option in options:
+            key, sep, value = option.partition("=")
+            if not sep or key not in ("format", "split", "limit"):
+                raise InputError(f"data spec {spec!r}: options are format=, split=, limit=; got {option!r}")
+            values[key] = value
+        path = Path(head).expanduser()
+        if base is not None and not path.is_absolute():
+            path = base / path
+        try:
+            limit = int(values["limit"]) if "limit" in values else None
+        except ValueError as exc:
+            raise InputError(f"data spec {spec!r}: limit must be a whole number") from exc
+        return cls(path, values.get("format", "auto"), values.get("split"), limit)
+
+    def load(self, seed: int) -> list[NLIPair]:
+        pairs = read_pairs(self.path, self.fmt, self.split)
+        if self.limit is not None and self.limit < len(pairs):
+            pairs = random.Random(f"{seed}:{self.path}").sample(pairs, self.limit)
+        return pairs
+
+    @property
+    def name(self) -> str:
+        """A short name: folder/file, with the split (``data/sick_corrected.tsv:TEST``)."""
+        return f"{self.path.parent.name}/{self.path.name}" + (f":{self.split}" if self.split else "")
+
+    def describe(self) -> dict[str, object]:
+        return {"path": str(self.path), "format": self.fmt, "split": self.split, "limit": self.limit}
+
+
+# The offline victim's recipe: no SNLI pairs and no SICK TEST pairs (both are used for evaluation).
+OFFLINE_TRAIN = (
+    "sick_corrected.tsv,format=sick,split=TRAIN",
+    "sick_corrected.tsv,format=sick,split=TRIAL",
+    "conjnli/adversarial_train_15k.tsv,format=conjnli,limit=2000",
+    "help/leskexppmb_and.tsv,format=help,limit=400",
+    "semantic_fragments/boolean/train.tsv,format=tsv,limit=300",
+    "semantic_fragments/monotonicity_simple/train.tsv,format=tsv,limit=200",
+    "semantic_fragments/quantifier/train.tsv,format=tsv,limit=200",
+)
+# Seeded samples of the held-out sets (full sets take long on two shared cores).
+OFFLINE_EVAL = (
+    "snli_test.tsv,format=tsv,limit=2000",
+    "sick_corrected.tsv,format=sick,split=TEST,limit=2000",
+)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Everything that decides the trained weights (the cache key)."""
+
+    backbone: str
+    train: tuple[DataSource, ...]
+    epochs: float = 2.0
+    batch_size: int = 32
+    learning_rate: float = 1e-4
+    max_tokens: int = 96
+    balance: bool = True
+    dev_fraction: float = 0.05
+    seed: int = 13
+    max_minutes: float = 13.0
+
+    def key(self) -> dict[str, object]:
+        data = asdict(self)
+        data["train"] = [s.describe() for s in self.train]
+        return json.loads(json.dumps(data, default=str))
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """Accuracy of a victim on a set of pairs, overall and per gold label."""
+
+    pairs: int
+    accuracy: float
+    per_label: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """Where the model went and how it did."""
+
+    folder: Path
+    reused: bool
+    card: dict[str, object]
+
+
+def evaluate(victim: Victim, pairs: Sequence[NLIPair]) -> Accuracy:
+    """Accuracy overall and per gold label (one batched pass; not counted as attack queries)."""
+    predictions = victim.predict([(p.premise, p.hypothesis) for p in pairs])
+    hits = [pred.label == pair.label for pred, pair in zip(predictions, pairs)]
+    per_label = {}
+    for label in LABELS:
+        marks = [h for h, pair in zip(hits, pairs) if pair.label == label]
+        if marks:
+            per_label[label] = sum(marks) / len(marks)
+    return Accuracy(len(pairs), sum(hits) / max(len(hits), 1), per_label)
+
+
+def backbone_location(backbone: str) -> str:
+    """``offline`` means the bundled all-MiniLM-L6-v2; anything else is a folder or hub id."""
+    return str(minilm_path()) if backbone == "offline" else backbone
+
+
+def default_output(config: TrainConfig, settings: Settings) -> Path:
+    """``settings.models_dir/victim-offline`` for the offline backbone, else one folder per backbone."""
+    if config.backbone == "offline":
+        return offline_victim_dir(settings)
+    return settings.models_dir / f"victim-{config.backbone.strip('/').replace('/', '--')}"
+
+
+def _balanced(pairs: list[NLIPair], seed: int) -> list[NLIPair]:
+    """A seeded sample with as many pairs of each label as the rarest label has."""
+    by_label = {label: [p for p in pairs if p.label == label] for label in LABELS}
+    smallest = min(len(group) for group in by_label.values())
+    rng = random.Random(seed)
+    return [p for group in by_label.values() for p in rng.sample(group, smallest)]
+
+
+def _split_dev(pairs: list[NLIPair], fraction: float, seed: int) -> tuple[list[NLIPair], list[NLIPair]]:
+    shuffled = pairs[:]
+    random.Random(seed).shuffle(shuffled)
+    n_dev = max(1, int(len(shuffled) * fraction)) if fraction > 0 else 0
+    return shuffled[n_dev:], shuffled[:n_dev]
+
+
+def _batches(pairs: list[NLIPair], size: int, rng: random.Random, pool: int = 50) -> list[list[NLIPair]]:
+    """Shuffled batches of similar length (sorted within pools of ``pool`` batches) to limit padding."""
+    order = pairs[:]
+    rng.shuffle(order)
+    batches = []
+    for start in range(0, len(order), size * pool):
+        chunk = sorted(order[start:start + size * pool], key=lambda p: len(p.premise) + len(p.hypothesis))
+        batches += [chunk[k:k + size] for k in range(0, len(chunk), size)]
+    rng.shuffle(batches)
+    return batches
+
+
+def _progress(step: int, total_steps: int, elapsed: float, budget: float) -> float:
+    return max(step / total_steps, elapsed / budget)
+
+
+def train_victim(
+    config: TrainConfig, settings: Settings, output: Path | None = None,
+    evaluation: Sequence[DataSource] = (), force: bool = False, progress: bool = True,
+) -> TrainResult:
+    """Fine-tune ``config.backbone`` on ``config.train``, save it with a model card, and return it.
+
+    The learning rate decays linearly to zero over the planned steps or ``config.max_minutes``,
+    whichever ends first; stopping at the time limit is recorded in the card.
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    output = output or default_output(config, settings)
+    card_path = output / CARD_FILE
+    if not force and card_path.is_file():
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        if card.get("config") == config.key():
+            return TrainResult(output, True, card)
+
+    loaded = [(source, source.load(config.seed)) for source in config.train]
+    pairs = [pair for _, part in loaded for pair in part]
+    if config.balance:
+        pairs = _balanced(pairs, config.seed)
+    if len(pairs) < 10:
+        raise InputError(f"only {len(pairs)} training pairs; give at least 10")
+    train, dev = _split_dev(pairs, config.dev_fraction, config.seed)
+    torch.manual_seed(config.seed)
+    location = backbone_location(config.backbone)
+    tokenizer = AutoTokenizer.from_pretrained(location)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        location, num_labels=len(LABELS),
+        id2label=dict(enumerate(LABELS)), label2id={label: k for k, label in enumerate(LABELS)},
+    )
+    # The word-embedding matrix is half of a small encoder; freezing it halves the update cost.
+    model.get_input_embeddings().requires_grad_(False)
+    device = resolve_device(settings)
+    model.to(device).train()
+    rng = random.Random(config.seed)
+    total_steps = max(1, int(-(-len(train) // config.batch_size) * config.epochs))
+    warmup = max(1, total_steps // 10)
+    budget = config.max_minutes * 60
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=config.learning_rate, weight_decay=0.01)
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+                else torch.autocast("cpu", enabled=False))
+    started = time.monotonic()
+    step, losses = 0, []
+    bar = tqdm(total=total_steps, desc="train-victim", unit="step", disable=not progress)
+    while _progress(step, total_steps, time.monotonic() - started, budget) < 1.0:
+        for batch in _batches(train, config.batch_size, rng):
+            done = _progress(step, total_steps, time.monotonic() - started, budget)
+            if done >= 1.0:
+                break
+            # Linear warm-up, then linear decay over steps or wall-clock time, whichever runs out first.
+            for group in optimizer.param_groups:
+                group["lr"] = config.learning_rate * min(1.0, (step + 1) / warmup) * (1.0 - done)
+            encoded = tokenizer(
+                [p.premise for p in batch], [p.hypothesis for p in batch], padding=True,
+                truncation=True, max_length=config.max_tokens, return_tensors="pt",
+            ).to(device)
+            labels = torch.tensor([LABELS.index(p.label) for p in batch], device=device)
+            with autocast:
+                loss = model(**encoded, labels=labels).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
+    bar.close()
+    seconds = time.monotonic() - started
+    output.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(output)
+    tokenizer.save_pretrained(output)
+
+    victim = Victim(model, tokenizer, LABELS, name=str(output), device=device)
+    results = {"dev": asdict(evaluate(victim, dev))}
+    for source in evaluation:
+        results[source.name] = asdict(evaluate(victim, source.load(config.seed)))
+    card = {
+        "config": config.key(),
+        "backbone_location": location,
+        "train_pairs": len(train),
+        "dev_pairs": len(dev),
+        "pairs_per_source": {source.name: len(part) for source, part in loaded},
+        "balanced_per_label": len(pairs) // len(LABELS) if config.balance else None,
+        "label_counts": {label: sum(p.label == label for p in train) for label in LABELS},
+        "steps": step,
+        "planned_steps": total_steps,
+        "stopped_early": step < total_steps,
+        "train_seconds": round(seconds, 1),
+        "final_loss": round(sum(losses[-50:]) / max(len(losses[-50:]), 1), 4),
+        "device": str(device),
+        "accuracy": results,
+    }
+    card_path.write_text(json.dumps(card, indent=1), encoding="utf-8")
+    (output / "README.md").write_text(model_card_markdown(card), encoding="utf-8")
+    return TrainResult(output, False, card)
+
+
+def model_card_markdown(card: dict) -> str:
+    """A human-readable model card."""
+    config = card["config"]
+    lines = [
+        "# NLI victim (NatLog Studio `train-victim`)", "",
+        f"Backbone: `{config['backbone']}` ({card['backbone_location']}); labels {', '.join(LABELS)}.",
+        f"Trained {card['steps']} of {card['planned_steps']} planned steps in {card['train_seconds']} s on "
+        f"{card['device']} (batch {config['batch_size']}, lr {config['learning_rate']}, "
+        f"{config['epochs']} epochs planned"
+        f"{', stopped at the time limit' if card['stopped_early'] else ''}).",
+        "", "## Training data", "",
+    ]
+    lines += [f"- `{path}`: {n} pairs" for path, n in card["pairs_per_source"].items()]
+    if card["balanced_per_label"]:
+        lines.append(f"- balanced: a seeded sample of {card['balanced_per_label']} pairs per label (before the dev split)")
+    lines += [f"- dev split: {card['dev_pairs']} pairs held out of the mix above", "",
+              "## Accuracy", "", "| data | pairs | accuracy | " + " | ".join(LABELS) + " |",
+              "|---|---|---|" + "---|" * len(LABELS)]
+    for name, acc in card["accuracy"].items():
+        per = " | ".join(f"{acc['per_label'].get(label, float('nan')):.3f}" for label in LABELS)
+        lines.append(f"| {name} | {acc['pairs']} | {acc['accuracy']:.3f} | {per} |")
+    return "\n".join(lines) + "\n"

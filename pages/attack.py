@@ -1,0 +1,178 @@
+"""Attack stepper: attack one pair round by round and watch the victim's confidence."""
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from app import cached
+from app.auth import admin_session, open_store
+from app.widgets import candidate_html, derivation_lines, probability_figure
+from engine.attack import AttackSearch, Round, start_search
+from engine.datasets import FORMATS, LABELS, NLIPair, read_pairs
+from engine.errors import InputError
+from engine.natlog.setups import SETUPS, setups_for_label
+from engine.resources import ResourceError
+
+STATE = "attack_search"
+
+st.title("Attack stepper")
+with open_store() as store:
+    admin_session(store, "attack-sign-in")
+
+settings = cached.settings()
+
+
+@st.cache_data(show_spinner="Reading the data file…", max_entries=8)
+def load_pairs(path: str, fmt: str, mtime: float) -> list[NLIPair]:
+    return read_pairs(path, fmt)
+
+
+def choose_pair() -> tuple[str, str, str] | None:
+    """The (premise, hypothesis, gold label) to attack, from a data file or typed in."""
+    source = st.radio("Pair", ["From a data file", "Type a pair"], horizontal=True, key="pair_source")
+    if source == "Type a pair":
+        premise = st.text_area("Premise", "A man is playing a guitar on stage.", height=70, key="premise")
+        hypothesis = st.text_input("Hypothesis", "A man is playing an instrument.", key="hypothesis")
+        label = st.selectbox("Gold label", LABELS, key="gold")
+        return premise, hypothesis, label
+    left, right = st.columns([3, 1])
+    path = left.text_input("Data file", str(settings.shared_data_dir / "snli_test.tsv"), key="data_file")
+    fmt = right.selectbox("Format", FORMATS, key="data_format")
+    file = Path(path).expanduser()
+    if not file.is_file():
+        st.error(f"No such file: {file}")
+        return None
+    try:
+        pairs = load_pairs(str(file), fmt, file.stat().st_mtime)
+    except InputError as exc:
+        st.error(str(exc))
+        return None
+    if not pairs:
+        st.error(f"{file} holds no labelled pairs.")
+        return None
+    index = st.number_input(f"Pair index (0 – {len(pairs) - 1})", 0, len(pairs) - 1, 1, key="pair_index")
+    pair = pairs[int(index)]
+    st.markdown(f"**P:** {pair.premise}  \n**H:** {pair.hypothesis}  \n**gold:** {pair.label} "
+                f"(line {pair.line} of {pair.source})")
+    return pair.premise, pair.hypothesis, pair.label
+
+
+def round_frame(search: AttackSearch, rnd: Round) -> pd.DataFrame:
+    """The round's ranked candidates, with the victim's answer for those it was asked about."""
+    target = search.setup.target_label
+    rows = []
+    for k, candidate in enumerate(rnd.candidates):
+        query = rnd.queried[k] if k < len(rnd.queried) else None
+        rows.append({
+            "rank": k + 1, "H*": candidate.text, "operator": candidate.operator,
+            "H → H*": candidate.relation.symbol, "score": round(candidate.score or 0.0, 2),
+            "queried": "query" if query and query.counted else ("cache" if query else ""),
+            "victim": query.prediction.label if query else "",
+            f"P({target})": round(query.prediction.prob(target), 3) if query else None,
+        })
+    return pd.DataFrame(rows).set_index("rank")
+
+
+def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
+    composed = " ".join(r.symbol for r in rnd.composed)
+    with st.expander(f"Round {rnd.index}: {rnd.outcome} — {len(rnd.queried)} of {len(rnd.candidates)} "
+                     f"candidates asked ({rnd.seconds:.1f} s)", expanded=expanded):
+        st.markdown(f"From **{rnd.hypothesis}** (H → this: {composed}); edits allowed this round: "
+                    + " ".join(r.symbol for r in rnd.allowed)
+                    + f". Guard dropped {rnd.guard_rejected}, {rnd.revisited} were already seen.")
+        if not rnd.candidates:
+            st.info("No candidate left for this hypothesis.")
+            return
+        st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
+        asked = [(f"{k + 1}. {c.text}", q.prediction) for k, (c, q) in enumerate(zip(rnd.candidates, rnd.queried))]
+        if asked:
+            st.plotly_chart(probability_figure(asked[:20], "Victim on the candidates it was asked about"),
+                            width="stretch", key=f"round-{rnd.index}")
+        pick = st.number_input("Show the derivation of candidate #", 1, len(rnd.candidates), 1,
+                               key=f"derive-{rnd.index}")
+        chosen = rnd.candidates[int(pick) - 1]
+        st.markdown(candidate_html(chosen), unsafe_allow_html=True)
+        st.markdown("\n".join(f"- {line}" for line in derivation_lines(chosen)))
+
+
+with st.container(border=True):
+    chosen_pair = choose_pair()
+    left, mid, right = st.columns(3)
+    victim_name = left.text_input("Victim (offline, hub id or folder)", settings.victim, key="victim")
+    label_map = mid.text_input("Label map (for LABEL_0..2 models)", "", key="label_map",
+                               placeholder="entailment,neutral,contradiction")
+    options = [s.name for s in setups_for_label(chosen_pair[2])] if chosen_pair else list(SETUPS)
+    setup_name = right.selectbox("Setup", options, format_func=lambda n: f"{n}: {SETUPS[n].description}", key="setup")
+    alt_lm = st.toggle("AltLM operator (slower)", value=True, key="alt_lm")
+    start = st.button("Start attack", type="primary", disabled=chosen_pair is None)
+
+if start and chosen_pair:
+    try:
+        search = start_search(*chosen_pair, SETUPS[setup_name], cached.victim(victim_name, label_map),
+                              cached.attack_tools(alt_lm), settings)
+    except (InputError, ResourceError) as exc:
+        st.error(str(exc))
+        st.stop()
+    st.session_state[STATE] = search
+
+search: AttackSearch | None = st.session_state.get(STATE)
+if search is None:
+    st.info("Choose a pair, a victim and a setup, then start the attack.")
+    st.stop()
+
+st.divider()
+st.markdown(f"**P:** {search.premise}  \n**H:** {search.hypothesis}  \n"
+            f"**setup:** {search.setup.name} ({search.setup.source_label} → {search.setup.target_label}); "
+            f"the attack succeeds when the victim stops answering **{search.setup.target_label}**.")
+st.plotly_chart(probability_figure([("H (original)", search.original)], "Victim on the original pair"),
+                width="stretch", key="original")
+
+buttons = st.columns(3)
+step = buttons[0].button("Next round", disabled=search.done)
+finish = buttons[1].button("Run to the end", disabled=search.done)
+if buttons[2].button("Clear"):
+    st.session_state.pop(STATE, None)
+    st.rerun()
+if step or finish:
+    bar = st.progress(0.0, text="querying the victim…")
+    with st.spinner("Generating, ranking and querying candidates…"):
+        while not search.done:
+            search.step()
+            used = search.counter.queries / settings.query_budget
+            bar.progress(min(used, 1.0), text=f"round {len(search.rounds)}: {search.counter.queries} queries")
+            if step:
+                break
+    bar.empty()
+
+metrics = st.columns(4)
+metrics[0].metric("Queries", f"{search.counter.queries} / {settings.query_budget}")
+metrics[1].metric("Cache hits", search.counter.cache_hits)
+metrics[2].metric("Rounds", len(search.rounds))
+result = search.result()
+metrics[3].metric("Status", result.status if search.done else "running")
+
+for rnd in search.rounds:
+    show_round(search, rnd, expanded=rnd is search.rounds[-1])
+
+if not search.done:
+    st.stop()
+if result.status == "skipped":
+    st.warning("Skipped: the victim is already wrong on the original pair, so it is not attacked.")
+elif result.status == "failed":
+    st.error(f"The attack failed ({result.reason}) after {result.queries} queries.")
+else:
+    final = result.derivation[-1].candidate
+    st.success(f"The victim was fooled after {result.queries} queries: it now answers "
+               f"**{result.adversarial.label}**, while P and H* stand in relation "
+               f"{' '.join(r.symbol for r in result.relation)} to H, so the label is {result.target_label}.")
+    st.markdown(f"<div style='font-size:1.3rem'>H*: {candidate_html(final)}</div>", unsafe_allow_html=True)
+    if result.perplexity is not None:
+        st.caption(f"Perplexity of H* under the causal LM: {result.perplexity:.1f}")
+    st.plotly_chart(probability_figure([("H", result.original), ("H*", result.adversarial)], "Before and after"),
+                    width="stretch", key="final")
+    st.subheader("Derivation H → H*")
+    for step_ in result.derivation:
+        st.markdown(f"**Round {step_.round}** (edit polarity {step_.polarity}, H → result: "
+                    f"{' '.join(r.symbol for r in step_.composed)})")
+        st.markdown("\n".join(f"- {line}" for line in derivation_lines(step_.candidate)))

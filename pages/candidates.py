@@ -1,0 +1,58 @@
+"""Candidates: every natural-logic edit H* of a hypothesis for an attack setup, ranked by fluency."""
+
+import streamlit as st
+
+from app import cached
+from app.widgets import candidate_html, candidates_table, derivation_lines, polarity_html
+from engine.candidates import ranked_candidates
+from engine.datasets import LABELS
+from engine.errors import InputError
+from engine.natlog.polarity import polarize
+from engine.natlog.setups import SETUPS, setups_for_label
+from engine.parse import parse
+from engine.resources import ResourceError
+
+st.title("Attack candidates")
+st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the label as the setup asks, "
+           "ranked by language-model fluency (lower perplexity first).")
+
+settings = cached.settings()
+with st.form("candidates-form"):
+    hypothesis = st.text_input("Hypothesis H", "A goose is a water bird", key="cand_hypothesis")
+    left, mid, right = st.columns(3)
+    label = left.selectbox("Gold label of (P, H)", LABELS, key="cand_label")
+    top_k = mid.number_input("Keep the best", 1, 500, min(settings.top_k, 100), key="cand_top")
+    alt_lm = right.toggle("AltLM operator (slower)", value=False, key="cand_alt_lm")
+    generate = st.form_submit_button("Generate candidates", type="primary")
+
+if not generate:
+    st.info("Type a hypothesis, pick its gold label and generate.")
+    st.stop()
+
+try:
+    polarized = polarize(parse(hypothesis, settings=settings))
+    setups = setups_for_label(label)
+    with st.spinner("Generating and ranking candidates…"):
+        ranked = ranked_candidates(polarized, setups, cached.scorer(), settings=settings,
+                                   fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k))
+except (InputError, ResourceError) as exc:
+    st.error(str(exc))
+    st.stop()
+
+st.markdown(polarity_html(polarized), unsafe_allow_html=True)
+tabs = st.tabs([f"{s.name} ({s.source_label} → {s.target_label})" for s in setups])
+for setup, tab in zip(setups, tabs):
+    rows = [c for c in ranked if c.setup == setup.name]
+    with tab:
+        st.caption(f"{SETUPS[setup.name].description}. Relations H → H* allowed: "
+                   + " ".join(r.symbol for r in setup.relations) + f". {len(rows)} candidates.")
+        if not rows:
+            st.info("No candidate: no word's position lets a lexical edit project into this setup's relations.")
+            continue
+        st.dataframe(candidates_table(rows), width="stretch", height=min(460, 36 * len(rows) + 40))
+        st.markdown("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)),
+                    unsafe_allow_html=True)
+        pick = st.number_input("Derivation of candidate #", 1, len(rows), 1, key=f"derive-{setup.name}")
+        chosen = rows[int(pick) - 1]
+        st.markdown(candidate_html(chosen), unsafe_allow_html=True)
+        st.markdown("\n".join(f"- {line}" for line in derivation_lines(chosen)))

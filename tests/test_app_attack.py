@@ -1,0 +1,94 @@
+"""The attack stepper and results pages under AppTest, with a tiny real victim and a real store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from annotations import Store, auth
+from engine.settings import PROJECT_ROOT, get_settings
+from tests.tiny_models import build_tiny_classifier
+
+ATTACK = str(PROJECT_ROOT / "pages" / "attack.py")
+RESULTS = str(PROJECT_ROOT / "pages" / "results.py")
+
+
+@pytest.fixture()
+def admin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A fresh store with one admin; small budget and list so a round is quick."""
+    monkeypatch.setenv("NATLOG_DB_PATH", str(tmp_path / "app.sqlite"))
+    monkeypatch.setenv("NATLOG_QUERY_BUDGET", "12")
+    monkeypatch.setenv("NATLOG_TOP_K", "8")
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    with Store.open(tmp_path / "app.sqlite", get_settings()) as store:
+        token = auth.bootstrap_admin(store, "root")
+    yield "root", token
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+
+
+def signed_in(page: str, name: str, token: str) -> AppTest:
+    app = AppTest.from_file(page, default_timeout=300).run()
+    app.text_input[0].input(name)
+    app.text_input[1].input(token)
+    return app.button[0].click().run()
+
+
+def test_attack_page_needs_an_admin(admin) -> None:
+    app = AppTest.from_file(ATTACK, default_timeout=60).run()
+    assert not app.exception
+    assert [b.label for b in app.button] == ["Sign in"]  # nothing of the attack is shown
+
+
+def test_stepper_runs_a_round_on_a_typed_pair(admin, tmp_path: Path) -> None:
+    # The tiny victim answers "entailment" on every input, so E2E never succeeds and each
+    # round is exhausted: the search keeps stepping until the 12-query budget is spent.
+    victim = build_tiny_classifier(tmp_path / "victim", bias=(5.0, 0.0, 0.0))
+    app = signed_in(ATTACK, *admin)
+    app.radio(key="pair_source").set_value("Type a pair").run()
+    app.text_area(key="premise").input("A man is playing a guitar on stage.")
+    app.text_input(key="hypothesis").input("A man is playing a guitar.")
+    app.selectbox(key="gold").set_value("entailment")
+    app.text_input(key="victim").input(str(victim))
+    app.toggle(key="alt_lm").set_value(False)
+    app.run()
+    next(b for b in app.button if b.label == "Start attack").click().run()
+    assert not app.exception, app.exception
+    assert not app.error
+    next(b for b in app.button if b.label == "Next round").click().run()
+    assert not app.exception, app.exception
+    queries = next(m for m in app.metric if m.label == "Queries").value
+    used = int(queries.split(" / ")[0])
+    assert 1 < used <= 12
+    rounds = app.dataframe[0].value
+    assert (rounds["operator"] != "").all() and rounds["H → H*"].isin(["≡", "⊏"]).all()
+    next(b for b in app.button if b.label == "Run to the end").click().run()
+    assert next(m for m in app.metric if m.label == "Status").value == "failed"
+    assert "failed (budget)" in app.error[0].value
+    assert next(m for m in app.metric if m.label == "Queries").value == "12 / 12"
+
+
+def test_bad_victim_and_empty_premise_are_clear_errors(admin, tmp_path: Path) -> None:
+    victim = build_tiny_classifier(tmp_path / "victim")
+    app = signed_in(ATTACK, *admin)
+    app.radio(key="pair_source").set_value("Type a pair").run()
+    app.text_input(key="victim").input(str(tmp_path / "missing-model"))
+    app.toggle(key="alt_lm").set_value(False)
+    app.run()
+    next(b for b in app.button if b.label == "Start attack").click().run()
+    assert not app.exception
+    assert "missing-model" in app.error[0].value
+    app.text_input(key="victim").input(str(victim)).run()
+    app.text_area(key="premise").input("").run()
+    next(b for b in app.button if b.label == "Start attack").click().run()
+    assert not app.exception and "empty" in app.error[0].value
+
+
+def test_results_page_without_runs(admin) -> None:
+    app = signed_in(RESULTS, *admin)
+    assert not app.exception
+    assert "No attack run yet" in app.info[0].value

@@ -1,0 +1,44 @@
+"""The candidates page under AppTest: real parse, WordNet, SmolLM2 ranking."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from engine.settings import PROJECT_ROOT
+
+PAGE = str(PROJECT_ROOT / "pages" / "candidates.py")
+
+
+def generate(hypothesis: str, label: str) -> AppTest:
+    app = AppTest.from_file(PAGE, default_timeout=300).run()
+    app.text_input(key="cand_hypothesis").input(hypothesis)
+    app.selectbox(key="cand_label").set_value(label)
+    app.number_input(key="cand_top").set_value(40)
+    app.button[0].click()
+    return app.run()
+
+
+def test_hypernyms_of_bird_rank_for_e2e() -> None:
+    app = generate("A goose is a water bird", "entailment")
+    assert not app.exception and not app.error
+    e2e = app.dataframe[0].value  # first tab: E2E
+    hyper = e2e[e2e["operator"] == "PerturbHyper"]
+    assert not hyper.empty
+    assert hyper["old → new"].str.startswith("bird →").any()
+    assert set(e2e["H → H*"]) <= {"≡ equivalence", "⊏ forward"}
+    assert list(e2e["score"]) == sorted(e2e["score"])  # ranked by perplexity, best first
+
+
+def test_downward_subject_gets_hyponyms_not_hypernyms() -> None:
+    app = generate("No dog barked", "entailment")
+    assert not app.exception
+    e2e = app.dataframe[0].value
+    on_dog = e2e[e2e["old → new"].str.startswith("dog →")]
+    assert (on_dog["operator"] == "PerturbHypo").any()
+    assert not (on_dog["operator"] == "PerturbHyper").any()
+
+
+def test_bad_hypothesis_is_a_clear_error() -> None:
+    app = generate("Two sentences. Here.", "entailment")
+    assert not app.exception
+    assert "expected one sentence" in app.error[0].value

@@ -1,0 +1,181 @@
+"""The NatLogAttack search on real parses, real WordNet candidates, SmolLM2 ranking and a tiny
+real BERT victim whose output bias makes it answer "contradiction" on every input."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from annotations.store import Store
+from engine.attack import AttackTools, allowed_next, attack_pair, guard, run_attacks, select_pairs, start_search
+from engine.candidates import generate_candidates
+from engine.datasets import read_pairs
+from engine.errors import InputError
+from engine.natlog.polarity import polarize
+from engine.natlog.relations import Relation, join_sets
+from engine.natlog.setups import SETUPS, Setup, get_setup
+from engine.parse import parse
+from engine.scoring import build_scorer
+from engine.victim import Victim, load_victim
+from tests.tiny_models import build_tiny_classifier
+
+R = Relation
+
+
+@pytest.fixture(scope="module")
+def victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
+    folder = build_tiny_classifier(tmp_path_factory.mktemp("victim"), bias=(0.0, 0.0, 3.0))
+    return load_victim(str(folder), settings=settings)
+
+
+@pytest.fixture(scope="module")
+def tools(settings) -> AttackTools:
+    scorer = build_scorer(settings, "causal")
+    return AttackTools(scorer=scorer, ppl_scorer=scorer, fill_in=None)
+
+
+@pytest.fixture(scope="module")
+def contradictions(shared_data: Path) -> list:
+    """Real SNLI contradiction pairs with short hypotheses."""
+    pairs = read_pairs(shared_data / "snli_test.tsv", "snli")
+    return [p for p in pairs if p.label == "contradiction" and len(p.hypothesis.split()) <= 6][:4]
+
+
+def small(settings, **values):
+    return settings.with_overrides(**values)
+
+
+def test_allowed_next_follows_the_join_table() -> None:
+    for setup in SETUPS.values():
+        assert allowed_next(frozenset({R.EQUIVALENCE}), setup) == setup.relations
+    assert allowed_next(frozenset({R.ALTERNATION}), get_setup("E2C")) == {R.EQUIVALENCE, R.REVERSE}
+    assert allowed_next(frozenset({R.NEGATION}), get_setup("C2E")) == {R.EQUIVALENCE, R.FORWARD}
+    assert allowed_next(frozenset({R.FORWARD}), get_setup("E2E")) == {R.EQUIVALENCE, R.FORWARD}
+
+
+def test_guard_drops_candidates_whose_composed_relation_leaves_the_setup(settings) -> None:
+    polarized = polarize(parse("A man plays a guitar on the stage.", settings=settings))
+    setup = get_setup("E2C")
+    # A generator that ignores the restriction: real candidates for every E2C relation.
+    found = generate_candidates(polarized, setup, settings=settings)
+    assert found and {c.relation for c in found} <= {R.NEGATION, R.ALTERNATION}
+    after_alternation = frozenset({R.ALTERNATION})
+    kept = guard(found, after_alternation, setup)
+    # After H | H', join(|, ^) = {⊏} and join(|, |) = {≡, ⊏, ⊐, |, #}: neither is inside {^, |}.
+    assert kept == []
+    assert guard(found, frozenset({R.EQUIVALENCE}), setup) == found
+    for c in found:
+        assert not join_sets(after_alternation, {c.relation}) <= setup.relations
+
+
+def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, settings, shared_data: Path) -> None:
+    calls = []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return generate_candidates(*args, **kwargs)
+
+    pair = next(p for p in read_pairs(shared_data / "snli_test.tsv") if p.label == "entailment")
+    result = attack_pair(pair.premise, pair.hypothesis, "entailment", get_setup("E2E"), victim,
+                         dataclasses.replace(tools, generate=spy), settings)
+    assert result.status == "skipped" and result.original.label == "contradiction"
+    assert result.rounds == () and result.queries == 1 and calls == []
+    now = datetime.now(timezone.utc)
+    record = result.to_record(7, now, now)
+    assert record.status == "skipped" and record.adversarial_hypothesis is None
+
+
+def test_label_flip_succeeds_with_a_derivation(victim: Victim, tools: AttackTools, settings, contradictions) -> None:
+    pair = contradictions[0]
+    result = attack_pair(pair.premise, pair.hypothesis, "contradiction", get_setup("C2E"), victim, tools, settings)
+    assert result.status == "success"
+    assert result.adversarial.label != "entailment"
+    (step,) = result.derivation
+    assert step.candidate.text == result.adversarial_hypothesis
+    assert step.candidate.relation in {R.NEGATION, R.COVER} and result.relation == {step.candidate.relation}
+    assert result.queries == 2  # the original pair, then the best-ranked candidate
+    assert result.perplexity == pytest.approx(tools.ppl_scorer.score([result.adversarial_hypothesis])[0])
+    first = result.rounds[0]
+    assert first.queried[0].text == first.candidates[0].text
+    assert [c.score for c in first.candidates] == sorted(c.score for c in first.candidates)
+
+
+def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, settings, contradictions) -> None:
+    pair = contradictions[1]
+    budget = 7
+
+    def first_six(*args, **kwargs):  # real candidates, fewer of them to rank: keeps the test fast
+        return generate_candidates(*args, **kwargs)[:6]
+
+    search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
+                          dataclasses.replace(tools, generate=first_six), small(settings, query_budget=budget, top_k=3))
+    rounds = []
+    while not search.done:
+        rounds.append(search.step())
+    result = search.result()
+    # The victim always says "contradiction", the target label of C2C: the attack can only fail.
+    assert result.status == "failed" and result.reason in ("budget", "no-candidates")
+    assert result.queries <= budget
+    if result.reason == "budget":
+        assert result.queries == budget
+    assert len(rounds) >= 2
+    assert sum(q.counted for r in rounds for q in r.queried) + 1 == result.queries
+    composed = frozenset({R.EQUIVALENCE})
+    for done, after in zip(rounds, rounds[1:]):
+        assert done.outcome == "exhausted" and len(done.queried) == len(done.candidates)
+        target = [q.prediction.prob("contradiction") for q in done.queried]
+        picked = done.candidates[done.chosen]
+        assert target[done.chosen] == min(target)
+        assert after.hypothesis == picked.text
+        composed = join_sets(composed, {picked.relation})
+        assert after.composed == composed <= get_setup("C2C").relations
+    texts = [q.text for r in rounds for q in r.queried]
+    assert len(texts) == len(set(texts)) and pair.hypothesis not in texts
+    with pytest.raises(InputError, match="over"):
+        search.step()
+
+
+def test_wrong_setup_for_label(victim: Victim, tools: AttackTools, settings) -> None:
+    with pytest.raises(InputError, match="attacks contradiction pairs"):
+        start_search("A dog runs.", "An animal runs.", "entailment", get_setup("C2E"), victim, tools, settings)
+
+
+def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, settings, contradictions,
+                                        tmp_path: Path) -> None:
+    data = tmp_path / "slice.tsv"
+    entailment = "9999\tA dog runs in the park.\tAn animal runs.\tENTAILMENT\n"
+    data.write_text(entailment + "".join(f"{p.pair_id}\t{p.premise}\t{p.hypothesis}\tCONTRADICTION\n"
+                                         for p in contradictions[:3]), encoding="utf-8")
+    setup: Setup = get_setup("C2E")
+    attacked: list[str] = []
+
+    def interrupting(polarized, *args, **kwargs):
+        attacked.append(polarized.sentence.text)
+        if len(attacked) == 2:
+            raise KeyboardInterrupt
+        return generate_candidates(polarized, *args, **kwargs)
+
+    db = tmp_path / "runs.sqlite"
+    with Store.open(db, settings) as store, pytest.raises(KeyboardInterrupt):
+        run_attacks(store, "resume", data, "tsv", setup, "tiny", victim,
+                    dataclasses.replace(tools, generate=interrupting), settings, progress=False)
+    with Store.open(db, settings) as store:
+        assert store.done_pair_indices(store.run("resume").id) == {1}
+        report = run_attacks(store, "resume", data, "tsv", setup, "tiny", victim, tools, settings, progress=False)
+        assert (report.selected, report.resumed, report.attacked) == (3, 1, 2)
+        stored = store.attacks(report.run.id)
+    assert sorted(a.record.pair_index for a in stored) == [1, 2, 3]
+    assert all(a.record.status == "success" and a.record.queries == 2 for a in stored)
+    assert stored[0].record.operators and stored[0].record.trace["rounds"][0]["queried"]
+
+
+def test_select_pairs_is_seeded_and_keeps_file_order(shared_data: Path) -> None:
+    pairs = read_pairs(shared_data / "snli_test.tsv")
+    setup = get_setup("E2E")
+    first = select_pairs(pairs, setup, 20, seed=1)
+    assert first == select_pairs(pairs, setup, 20, seed=1) != select_pairs(pairs, setup, 20, seed=2)
+    assert [k for k, _ in first] == sorted(k for k, _ in first)
+    assert all(pairs[k] == p and p.label == "entailment" for k, p in first)

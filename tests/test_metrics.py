@@ -1,0 +1,102 @@
+"""Run metrics on a real SQLite store: ASR, QN, PPL, breakdowns, HVASR once votes exist, CSV."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from annotations.assignment import submit
+from annotations.auth import add_annotator, annotators
+from annotations.records import AttackRecord
+from annotations.store import Store
+from engine.commands.attack_commands import cmd_report
+from engine.metrics import breakdown, format_table, run_metrics, write_csv
+
+T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+PROBS = {"entailment": 0.2, "neutral": 0.2, "contradiction": 0.6}
+
+
+def record(index: int, status: str, queries: int, ppl: float | None = None, operators: tuple[str, ...] = (),
+           polarity: str | None = None) -> AttackRecord:
+    won = status == "success"
+    return AttackRecord(
+        pair_index=index, premise=f"A man sleeps number {index}.", hypothesis="A man plays.",
+        gold_label="contradiction", status=status, source_label="contradiction", target_label="contradiction",
+        original_prediction="entailment" if status == "skipped" else "contradiction", original_probabilities=PROBS,
+        adversarial_hypothesis=f"A man plays a guitar {index}." if won else None,
+        adversarial_prediction="neutral" if won else None, adversarial_probabilities=PROBS if won else None,
+        queries=queries, perplexity=ppl, operators=operators, polarity=polarity,
+        started_at=T0, finished_at=T0 + timedelta(seconds=2),
+    )
+
+
+@pytest.fixture()
+def store(tmp_settings) -> Store:
+    with Store.open(settings=tmp_settings) as opened:
+        run = opened.start_run("c2c", "C2C", "tiny", "/data/snli_test.tsv", "tsv", 0, {})
+        for r in (
+            record(0, "skipped", 1),
+            record(1, "failed", 500),
+            record(2, "success", 4, 20.0, ("PerturbHypo",), "↑"),
+            record(3, "success", 10, 40.0, ("Insertion", "PerturbHypo"), "↑↓"),
+            record(4, "success", 30, None, ("AddNeg",), "↓"),
+        ):
+            opened.record_attack(run.id, r)
+        yield opened
+
+
+def test_run_metrics(store: Store) -> None:
+    (row,) = run_metrics(store)
+    assert (row.pairs, row.skipped, row.attacked, row.successful) == (5, 1, 4, 3)
+    assert row.asr == pytest.approx(3 / 4)
+    assert row.qn_mean == pytest.approx((4 + 10 + 30) / 3) and row.qn_median == 10
+    assert row.ppl_mean == pytest.approx(30.0)
+    assert row.seconds == pytest.approx(10.0)
+    assert row.hvasr is None and row.judged == 0
+    assert (row.setup, row.victim, row.data) == ("C2C", "tiny", "snli_test.tsv")
+
+
+def test_breakdowns(store: Store) -> None:
+    ops = {r.value: r for r in breakdown(store, "operator")}
+    assert set(ops) == {"PerturbHypo", "Insertion", "AddNeg"}
+    assert ops["PerturbHypo"].successful == 2 and ops["PerturbHypo"].share == pytest.approx(2 / 3)
+    assert ops["PerturbHypo"].qn_mean == pytest.approx(7.0) and ops["PerturbHypo"].ppl_mean == pytest.approx(30.0)
+    assert ops["AddNeg"].ppl_mean is None
+    polarity = {r.value: r.successful for r in breakdown(store, "polarity")}
+    assert polarity == {"↑": 1, "↑↓": 1, "↓": 1}
+    with pytest.raises(ValueError):
+        breakdown(store, "victim")
+
+
+def test_hvasr_appears_with_judgments(store: Store) -> None:
+    for name in ("ann", "bob", "cyd"):
+        add_annotator(store, name)
+    people = [a.id for a in annotators(store)]
+    items = {a.record.pair_index: a.item_id for a in store.attacks() if a.item_id is not None}
+    for person, label in zip(people, ("contradiction", "contradiction", "neutral")):
+        submit(store, person, items[2], label, source="crowd")
+    for person, label in zip(people, ("neutral", "neutral", "contradiction")):
+        submit(store, person, items[3], label, source="crowd")
+    submit(store, people[0], items[4], "contradiction", source="crowd")
+    (row,) = run_metrics(store, "c2c")
+    # Two items have a majority; one of them agrees with the target label; 4 pairs were attacked.
+    assert row.judged == 2 and row.hvasr == pytest.approx(1 / 4)
+
+
+def test_table_csv_and_report_command(store: Store, tmp_path: Path, capsys) -> None:
+    rows = run_metrics(store)
+    table = format_table(rows, ["run", "asr", "qn_mean", "qn_median"])
+    assert table.splitlines()[2] == "| c2c | 0.750 | 14.7 | 10.0 |"
+    out = tmp_path / "report.csv"
+    write_csv(rows, out)
+    (line,) = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert line["run"] == "c2c" and float(line["asr"]) == pytest.approx(0.75)
+
+    assert cmd_report(argparse.Namespace(db=store.path, run="c2c", csv=tmp_path / "cli.csv")) == 0
+    printed = capsys.readouterr().out
+    assert "| c2c | C2C | tiny |" in printed and "PerturbHypo" in printed
+    assert (tmp_path / "cli-operator.csv").is_file() and (tmp_path / "cli-polarity.csv").is_file()
