@@ -18,6 +18,18 @@ def open_store() -> Store:
     return Store.open(settings.db_path, settings)
 
 
+def current_role() -> str | None:
+    """The signed-in person's role (``annotator`` or ``admin``), or None when nobody is signed in."""
+    annotator_id = st.session_state.get(SESSION_KEY)
+    if annotator_id is None:
+        return None
+    try:
+        with open_store() as store:
+            return resume(store, annotator_id).annotator.role
+    except AuthError:
+        return None
+
+
 def sign_out() -> None:
     st.session_state.pop(SESSION_KEY, None)
 

@@ -9,6 +9,8 @@ if str(ROOT) not in sys.path:
 
 import streamlit as st  # noqa: E402
 
+from app.auth import current_role  # noqa: E402
+
 st.set_page_config(page_title="NatLog Studio", page_icon="⇅", layout="wide")
 
 PAGES = {
@@ -25,4 +27,7 @@ PAGES = {
         st.Page(ROOT / "pages" / "admin.py", title="Admin", icon=":material/admin_panel_settings:"),
     ],
 }
+# Annotators see the public tools and their queue; admin pages stay gated by sign-in for everyone else.
+if current_role() == "annotator":
+    PAGES = {"Explore": PAGES["Explore"], "Validate": PAGES["Validate"][:1]}
 st.navigation(PAGES).run()

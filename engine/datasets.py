@@ -14,11 +14,15 @@ Formats (``FORMATS``):
 - ``help``: HELP with header (``ori_sentence``, ``new_sentence``, ``gold_label``, ``monotonicity``).
 - ``auto``: chosen from the file suffix and first line.
 
+``read_pairs(..., split=S)`` keeps SICK's own split (TRAIN/TRIAL/TEST); any other file is
+cut into two stable halves, TRAIN and TEST, by :func:`hash_split`.
+
 Every problem raises :class:`InputError` naming the file and the line.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -28,6 +32,7 @@ from engine.errors import InputError
 
 LABELS = ("entailment", "neutral", "contradiction")
 FORMATS = ("auto", "snli", "mnli", "tsv", "mnli-tsv", "sick", "conjnli", "help")
+HASH_SPLITS = ("TRAIN", "TEST")
 # Rows whose annotators reached no consensus (SNLI/MultiNLI "-") carry no gold label.
 NO_GOLD = "-"
 
@@ -217,9 +222,23 @@ def read_pairs(path: str | Path, fmt: str = "auto", split: str | None = None) ->
     pairs = list(reader())
     if split is not None:
         wanted = split.upper()
-        if concrete != "sick":
-            raise InputError(f"{path}: --split applies to SICK files only (format here: {concrete})")
-        pairs = [p for p in pairs if p.split == wanted]
-        if not pairs:
-            raise InputError(f"{path}: no pairs in split {wanted!r} (SICK splits: TRAIN, TRIAL, TEST)")
+        if concrete == "sick":
+            pairs = [p for p in pairs if p.split == wanted]
+            if not pairs:
+                raise InputError(f"{path}: no pairs in split {wanted!r} (SICK splits: TRAIN, TRIAL, TEST)")
+        else:
+            if wanted not in HASH_SPLITS:
+                raise InputError(f"{path}: files without split columns have the halves {', '.join(HASH_SPLITS)}; "
+                                 f"got {split!r}")
+            pairs = [p for p in pairs if hash_split(p) == wanted]
     return pairs
+
+
+def hash_split(pair: NLIPair) -> str:
+    """A stable half of a file that has no splits of its own, from a hash of the pair's id.
+
+    Lets one file (e.g. SNLI test) give disjoint pairs to train a victim (``TRAIN``) and to
+    evaluate or attack it (``TEST``).
+    """
+    digest = hashlib.sha1(f"{pair.source}\t{pair.pair_id}".encode("utf-8")).digest()
+    return HASH_SPLITS[digest[0] & 1]

@@ -69,8 +69,10 @@ class DataSource:
         return {"path": str(self.path), "format": self.fmt, "split": self.split, "limit": self.limit}
 
 
-# The offline victim's recipe: no SNLI pairs and no SICK TEST pairs (both are used for evaluation).
+# The offline victim's recipe: the TRAIN half of SNLI test (hash split) and SICK TRAIN/TRIAL;
+# the SNLI TEST half and SICK TEST are never trained on: they evaluate and get attacked.
 OFFLINE_TRAIN = (
+    "snli_test.tsv,format=tsv,split=TRAIN,limit=3000",
     "sick_corrected.tsv,format=sick,split=TRAIN",
     "sick_corrected.tsv,format=sick,split=TRIAL",
     "conjnli/adversarial_train_15k.tsv,format=conjnli,limit=2000",
@@ -81,7 +83,7 @@ OFFLINE_TRAIN = (
 )
 # Seeded samples of the held-out sets (full sets take long on two shared cores).
 OFFLINE_EVAL = (
-    "snli_test.tsv,format=tsv,limit=2000",
+    "snli_test.tsv,format=tsv,split=TEST,limit=2000",
     "sick_corrected.tsv,format=sick,split=TEST,limit=2000",
 )
 

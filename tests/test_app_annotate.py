@@ -90,3 +90,21 @@ def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     app = AppTest.from_file(ADMIN, default_timeout=30).run()
     sign_in(app, "alice", new_token)
     assert [e.value for e in app.error] == ["Only admins may open this page."]
+
+
+def test_annotators_see_only_public_pages_and_their_queue(db: Path) -> None:
+    with Store.open(db) as store:
+        token = auth.add_annotator(store, "carol")
+    app = AppTest.from_file(str(PROJECT_ROOT / "app" / "main.py"), default_timeout=60)
+    app.run()
+    app.switch_page(ANNOTATE)
+    app.run()
+    sign_in(app, "carol", token)
+    assert not app.exception
+    app.run()
+    # The admin pages are not registered in an annotator's navigation at all.
+    for page in ("attack.py", "results.py", "admin.py"):
+        with pytest.raises(ValueError, match="Could not find a navigation page"):
+            app.switch_page(str(PROJECT_ROOT / "pages" / page))
+    app.switch_page(str(PROJECT_ROOT / "pages" / "inspector.py")).run()
+    assert app.title[0].value == "Parse & polarity inspector"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import urllib.request
 
 import pytest
@@ -47,3 +48,34 @@ def test_parse_page_in_chromium(app_url: str) -> None:
         page.get_by_role("button", name="Parse").click()
         page.get_by_text("expected one sentence, found 2").wait_for(timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "parse-page-error.png"), full_page=True)
+
+
+def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
+    """A real annotator session: sign in, read the pair, answer with key 3, see progress move."""
+    from annotations import Store, auth
+    from engine.settings import get_settings
+    from tests.test_annotations_store import make_record, start
+
+    db = tmp_path / "judging.sqlite"
+    settings = get_settings().with_overrides(db_path=db, annotations_gold_percent=0)
+    with Store.open(db, settings) as store:
+        run = start(store)
+        for index in range(2):
+            store.record_attack(run, make_record(index))
+        token = auth.add_annotator(store, "alice")
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_ANNOTATIONS_GOLD_PERCENT": "0"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env=env) as url, chromium_page() as page:
+        page.goto(f"{url}/annotate", wait_until="networkidle")
+        page.get_by_label("Name").fill("alice")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("0 judged · 2 left").wait_for(timeout=60_000)
+        page.get_by_text("A man is not playing an instrument").first.wait_for(timeout=30_000)
+        body = page.get_by_test_id("stMain").inner_text().lower()
+        assert "target" not in body and "victim" not in body  # judging is blind
+        page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
+        page.locator("body").press("3")
+        page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT label FROM judgments").fetchall() == [("contradiction",)]

@@ -84,7 +84,17 @@ def test_bad_files_name_the_line(tmp_path: Path, fmt: str, text: str, message: s
 def test_missing_file_and_wrong_split(tmp_path: Path, shared_data: Path) -> None:
     with pytest.raises(InputError, match="no such data file"):
         read_pairs(tmp_path / "absent.tsv")
-    with pytest.raises(InputError, match="SICK files only"):
-        read_pairs(shared_data / "snli_test.tsv", "tsv", split="TEST")
+    with pytest.raises(InputError, match="halves TRAIN, TEST; got 'DEV'"):
+        read_pairs(shared_data / "snli_test.tsv", "tsv", split="DEV")
     with pytest.raises(InputError, match="unknown data format"):
         read_pairs(shared_data / "snli_test.tsv", "csv")
+
+
+def test_hash_split_gives_disjoint_stable_halves(shared_data: Path) -> None:
+    everything = read_pairs(shared_data / "snli_test.tsv", "tsv")
+    train = read_pairs(shared_data / "snli_test.tsv", "tsv", split="train")
+    test = read_pairs(shared_data / "snli_test.tsv", "tsv", split="TEST")
+    assert {p.pair_id for p in train}.isdisjoint({p.pair_id for p in test})
+    assert len(train) + len(test) == len(everything)
+    assert 0.45 < len(train) / len(everything) < 0.55
+    assert [p.pair_id for p in read_pairs(shared_data / "snli_test.tsv", "tsv", split="TEST")] == [p.pair_id for p in test]

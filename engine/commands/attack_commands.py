@@ -39,7 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a = sub.add_parser("attack", help="attack the pairs of a data file; results go to the store, pair by pair")
     a.add_argument("--data", type=Path, required=True)
     a.add_argument("--format", choices=FORMATS, default="auto")
-    a.add_argument("--split", default=None, help="SICK split (TRAIN, TRIAL, TEST)")
+    a.add_argument("--split", default=None,
+                   help="SICK split (TRAIN, TRIAL, TEST); other files: their stable hash half, TRAIN or TEST "
+                        "(the offline victim trains on SNLI's TRAIN half, so attack --split TEST)")
     _attack_options(a)
     a.add_argument("--limit", type=int, default=None, help="attack a seeded sample of N pairs of the source label")
     a.add_argument("--seed", type=int, default=0)
