@@ -34,6 +34,7 @@ from engine.candidates import Candidate, FillIn, build_fill_in, generate_candida
 from engine.datasets import LABELS, NLIPair, read_pairs
 from engine.errors import InputError
 from engine.natlog.polarity import PolarizedSentence, polarize
+from engine.natlog.projectivity import Polarity
 from engine.natlog.relations import RELATION_ORDER, Relation, join_sets
 from engine.natlog.setups import Setup
 from engine.parse import parse, validate_text
@@ -175,16 +176,10 @@ def guard(candidates: Sequence[Candidate], composed: frozenset[Relation], setup:
 
 
 def edit_polarity(polarized: PolarizedSentence, candidate: Candidate) -> str:
-    """The polarity mark of the edited position (for insertions, the neighbour whose projection fits)."""
-    n = len(polarized.tokens)
-    start, end = candidate.span
-    sites = [start] if end > start else [start, start - 1]
-    sites = [k for k in sites if 0 <= k < n] or [min(max(start, 0), n - 1)]
-    lexical = RELATION_ORDER.index(candidate.lexical_relation)
-    for k in sites:
-        if polarized.tokens[k].projection[lexical] == candidate.relation:
-            return polarized.tokens[k].polarity.mark
-    return polarized.tokens[sites[0]].polarity.mark
+    """The polarity mark of the word whose context projected the edit (``↑`` for whole-sentence edits)."""
+    if candidate.site is None:
+        return Polarity.UP.mark
+    return polarized.tokens[candidate.site].polarity.mark
 
 
 @dataclass

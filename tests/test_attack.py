@@ -179,3 +179,21 @@ def test_select_pairs_is_seeded_and_keeps_file_order(shared_data: Path) -> None:
     assert first == select_pairs(pairs, setup, 20, seed=1) != select_pairs(pairs, setup, 20, seed=2)
     assert [k for k, _ in first] == sorted(k for k, _ in first)
     assert all(pairs[k] == p and p.label == "entailment" for k, p in first)
+
+
+def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
+    from engine.attack import edit_polarity
+    from engine.candidates import generate_candidates
+    from engine.natlog.polarity import polarize
+    from engine.natlog.setups import get_setup
+    from engine.parse import parse
+
+    polarized = polarize(parse("No dog barked"))
+    found = generate_candidates(polarized, get_setup("E2E"))
+    on_dog = [c for c in found if c.old == "dog"]
+    on_verb = [c for c in found if c.old == "barked"]
+    assert on_dog and all(edit_polarity(polarized, c) == "↓" for c in on_dog)
+    assert on_verb and all(edit_polarity(polarized, c) == "↓" for c in on_verb)
+    flips = generate_candidates(polarized, get_setup("E2C"))
+    sentence_level = [c for c in flips if c.site is None]
+    assert all(edit_polarity(polarized, c) == "↑" for c in sentence_level)
