@@ -191,9 +191,7 @@ def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
     polarized = polarize(parse("No dog barked"))
     found = generate_candidates(polarized, get_setup("E2E"))
     on_dog = [c for c in found if c.old == "dog"]
-    on_verb = [c for c in found if c.old == "barked"]
     assert on_dog and all(edit_polarity(polarized, c) == "↓" for c in on_dog)
-    assert on_verb and all(edit_polarity(polarized, c) == "↓" for c in on_verb)
     flips = generate_candidates(polarized, get_setup("E2C"))
     sentence_level = [c for c in flips if c.site is None]
-    assert all(edit_polarity(polarized, c) == "↑" for c in sentence_level)
+    assert sentence_level and all(edit_polarity(polarized, c) == "↑" for c in sentence_level)
