@@ -2,7 +2,7 @@
 
     python bench/attack_runs.py --data ../shared/data/snli_test.tsv --limit 200 --db var/bench.sqlite
 
-Each setup is an ordinary resumable run named ``bench-<SETUP>-n<LIMIT>``; rerunning continues
+Each setup is an ordinary resumable run named ``bench-<SETUP>-<SPLIT>-n<LIMIT>``; rerunning continues
 where it stopped. Prints each run's wall-clock time and the report table.
 """
 
@@ -27,6 +27,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, required=True)
     parser.add_argument("--format", default="auto")
+    parser.add_argument("--split", default=None, help="SICK split, or TRAIN/TEST half of other files")
     parser.add_argument("--setups", default=",".join(SETUPS), help="comma-separated setup names")
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
@@ -44,8 +45,8 @@ def main() -> None:
         for name in args.setups.split(","):
             setup = get_setup(name)
             report = run_attacks(
-                store, f"bench-{setup.name}-n{args.limit}", args.data, args.format, setup, args.victim,
-                victim, tools, settings, limit=args.limit, seed=args.seed,
+                store, f"bench-{setup.name}-{args.split or 'all'}-n{args.limit}", args.data, args.format, setup,
+                args.victim, victim, tools, settings, limit=args.limit, seed=args.seed, split=args.split,
             )
             print(f"{setup.name}: {report.selected} pairs ({report.resumed} resumed), {report.attacked} attacked, "
                   f"{report.successful} successful, {report.skipped} skipped in {report.seconds:.1f} s", flush=True)
