@@ -57,19 +57,10 @@ def add_annotator(store: Store, name: str, role: str = "annotator") -> str:
 
 def bootstrap_admin(store: Store, name: str) -> str:
     """Create the first admin of an empty store and return the token; refused once one exists."""
-    name = check_name(name)
-    token = secrets.token_urlsafe(24)
-    token_hash = _HASHER.hash(token)
-    with store.transaction() as db:
+    with store.transaction():
         if has_admin(store):
             raise AuthError("this store already has an admin; ask them for an account")
-        if next(db.query("SELECT 1 FROM annotators WHERE name = ?", [name]), None):
-            raise InputError(f"an annotator named {name!r} already exists")
-        db.table("annotators").insert({
-            "name": name, "role": "admin", "token_hash": token_hash, "source": "local",
-            "created_at": store.now(), "revoked_at": None,
-        })
-    return token
+        return add_annotator(store, name, "admin")
 
 
 def has_admin(store: Store) -> bool:

@@ -37,7 +37,7 @@ from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.projectivity import Polarity
 from engine.natlog.relations import RELATION_ORDER, Relation, join_sets
 from engine.natlog.setups import Setup
-from engine.parse import parse, validate_text
+from engine.parse import parse, validate_premise, validate_text
 from engine.scoring import Scorer, build_scorer, rank
 from engine.settings import Settings, get_settings
 from engine.victim import Prediction, QueryCounter, Victim
@@ -204,14 +204,12 @@ class AttackSearch:
                 f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {gold_label!r}"
             )
         self.settings = settings or get_settings()
-        if not premise or not premise.strip():
-            raise InputError("the premise is empty: give the premise P of the pair")
-        if len(premise) > self.settings.max_chars * 4:
-            raise InputError(f"the premise is {len(premise)} characters long; the limit is {self.settings.max_chars * 4}")
+        premise = validate_premise(premise, self.settings.max_chars)
         hypothesis = validate_text(hypothesis, self.settings.max_chars)
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
         self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
         self.ppl_scorer = ppl_scorer or scorer
+        self._perplexity: float | None = None
         self.counter: QueryCounter = victim.counter()
         self.started = time.monotonic()
         self.rounds: list[Round] = []
@@ -309,6 +307,12 @@ class AttackSearch:
                 break
         return out
 
+    def _hstar_perplexity(self, hstar: str | None) -> float | None:
+        """Causal-LM perplexity of the final H*, scored once."""
+        if hstar is not None and self._perplexity is None:
+            self._perplexity = self.ppl_scorer.score([hstar])[0]
+        return self._perplexity if hstar is not None else None
+
     def run(self) -> "AttackResult":
         """Step until the search ends and return the result."""
         while not self.done:
@@ -327,7 +331,7 @@ class AttackSearch:
             reason=self._reason, original=self.original, adversarial=self._success,
             adversarial_hypothesis=hstar, relation=state.composed, derivation=tuple(state.derivation),
             rounds=tuple(self.rounds), queries=self.counter.queries, cache_hits=self.counter.cache_hits,
-            perplexity=self.ppl_scorer.score([hstar])[0] if hstar else None,
+            perplexity=self._hstar_perplexity(hstar),
             seconds=time.monotonic() - self.started,
         )
 

@@ -11,6 +11,7 @@ import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
@@ -148,7 +149,12 @@ def load(path: Path) -> ModifierInventory:
         raise InputError(f"{path} is not a modifier inventory written by mine-pps ({exc})") from exc
 
 
+@lru_cache(maxsize=4)
+def _load_cached(path: Path, mtime_ns: int) -> ModifierInventory:
+    return load(path)
+
+
 def inventory(settings: Settings | None = None) -> ModifierInventory:
-    """The mined inventory at ``settings.pp_inventory`` when present, else the built-in one."""
+    """The mined inventory at ``settings.pp_inventory`` when present (read once per version), else the built-in one."""
     path = (settings or get_settings()).pp_inventory
-    return load(path) if path.is_file() else BUILTIN
+    return _load_cached(path, path.stat().st_mtime_ns) if path.is_file() else BUILTIN

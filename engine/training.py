@@ -52,6 +52,8 @@ class DataSource:
             limit = int(values["limit"]) if "limit" in values else None
         except ValueError as exc:
             raise InputError(f"data spec {spec!r}: limit must be a whole number") from exc
+        if limit is not None and limit < 1:
+            raise InputError(f"data spec {spec!r}: limit must be at least 1")
         return cls(path, values.get("format", "auto"), values.get("split"), limit)
 
     def load(self, seed: int) -> list[NLIPair]:

@@ -188,7 +188,7 @@ def victim_location(name: str, settings: Settings) -> str:
 
 
 @lru_cache(maxsize=4)
-def _load(location: str, label_map: str | None, settings: Settings) -> Victim:
+def _load(location: str, label_map: str | None, device: str) -> Victim:
     from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
 
     try:
@@ -201,10 +201,11 @@ def _load(location: str, label_map: str | None, settings: Settings) -> Victim:
     labels = resolve_labels(dict(config.id2label or {}), int(config.num_labels), label_map)
     model = AutoModelForSequenceClassification.from_pretrained(location)
     tokenizer = AutoTokenizer.from_pretrained(location)
-    return Victim(model, tokenizer, labels, name=location, device=resolve_device(settings))
+    return Victim(model, tokenizer, labels, name=location, device=torch.device(device))
 
 
 def load_victim(name: str | None = None, label_map: str | None = None, settings: Settings | None = None) -> Victim:
     """The cached victim for ``name`` (default ``settings.victim``); unmappable labels are refused."""
     settings = settings or get_settings()
-    return _load(victim_location(name or settings.victim, settings), label_map or None, settings)
+    location = victim_location(name or settings.victim, settings)
+    return _load(location, label_map or None, str(resolve_device(settings)))

@@ -194,3 +194,15 @@ def test_unknown_parser_is_an_input_error() -> None:
 def test_sentence_splitter_keeps_abbreviations_and_decimals() -> None:
     assert split_sentences("Mr. Smith paid 3.5 dollars to Dr. Who.") == ["Mr. Smith paid 3.5 dollars to Dr. Who."]
     assert split_sentences("It rained. Then it stopped? Yes!") == ["It rained.", "Then it stopped?", "Yes!"]
+
+
+def test_premises_may_hold_several_sentences_but_not_nothing() -> None:
+    from engine.parse import validate_premise
+
+    assert validate_premise("  It rained.\n Then it  stopped. ", 600) == "It rained. Then it stopped."
+    with pytest.raises(InputError, match="premise is empty"):
+        validate_premise(" ", 600)
+    with pytest.raises(InputError, match="no words"):
+        validate_premise("?!", 600)
+    with pytest.raises(InputError, match="limit is 2400"):
+        validate_premise("word " * 600, 600)

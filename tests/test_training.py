@@ -79,3 +79,14 @@ def test_too_little_data(backbone: Path, tmp_path: Path, tmp_settings) -> None:
     config = TrainConfig(backbone=str(backbone), train=(DataSource(data, "tsv"),))
     with pytest.raises(InputError, match="at least 10"):
         train_victim(config, tmp_settings, tmp_path / "out", progress=False)
+
+
+def test_data_spec_limit_must_be_positive() -> None:
+    from engine.errors import InputError
+    from engine.training import DataSource
+
+    for bad in ("limit=0", "limit=-1"):
+        with pytest.raises(InputError, match="limit must be at least 1"):
+            DataSource.parse(f"snli_test.tsv,{bad}")
+    with pytest.raises(InputError, match="whole number"):
+        DataSource.parse("snli_test.tsv,limit=many")

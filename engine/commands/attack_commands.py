@@ -12,7 +12,7 @@ from engine.datasets import FORMATS, LABELS, read_pairs
 from engine.errors import InputError
 from engine.metrics import breakdown, format_table, run_metrics, write_csv
 from engine.natlog.setups import SETUPS, get_setup
-from engine.parse import validate_text
+from engine.parse import validate_premise, validate_text
 from engine.scoring import SCORERS
 from engine.settings import Settings, get_settings
 from engine.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, model_card_markdown, train_victim
@@ -148,12 +148,11 @@ def _print_result(result: AttackResult) -> None:
 def cmd_attack_one(args: argparse.Namespace) -> int:
     settings = _settings(args)
     setup = get_setup(args.setup)
-    for text in (args.premise, args.hypothesis):
-        validate_text(text, settings.max_chars)
+    validate_premise(args.premise, settings.max_chars)  # fail before loading any model
+    validate_text(args.hypothesis, settings.max_chars)
     victim = load_victim(args.victim or settings.victim, args.label_map, settings)
     tools = AttackTools.build(settings, alt_lm=not args.no_alt_lm)
-    result = attack_pair(" ".join(args.premise.split()), " ".join(args.hypothesis.split()), args.label,
-                         setup, victim, tools, settings)
+    result = attack_pair(args.premise, args.hypothesis, args.label, setup, victim, tools, settings)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:

@@ -14,7 +14,7 @@ from engine.candidates import build_fill_in, ranked_candidates
 from engine.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import Setup, get_setup, setups_for_label
-from engine.parse import ParsedSentence, parse, validate_text
+from engine.parse import ParsedSentence, parse, validate_premise
 from engine.scoring import SCORERS, build_scorer
 from engine.settings import Settings, get_settings
 
@@ -53,7 +53,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.top is not None and args.top < 1:
         raise InputError("--top must be at least 1")
-    validate_text(args.premise, settings.max_chars)
+    validate_premise(args.premise, settings.max_chars)
     setups = _setups(args.label, args.setup)
     polarized = polarize(parse(args.hypothesis, settings=settings))
     scorer = build_scorer(settings, args.scorer)
@@ -85,6 +85,8 @@ def cmd_mine_pps(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.min_count < 1:
         raise InputError("--min-count must be at least 1")
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
     texts = list(pp_inventory.read_corpus(args.file))[: args.limit]
     if not texts:
         raise InputError(f"{args.file} holds no sentences")

