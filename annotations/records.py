@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-LABELS: tuple[str, ...] = ("entailment", "neutral", "contradiction")
+from engine.natlog.relations import NLI_LABELS as LABELS
+
 ATTACK_STATUSES: tuple[str, ...] = ("success", "failed", "skipped")
 ROLES: tuple[str, ...] = ("annotator", "admin")
 

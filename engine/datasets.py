@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import InputError
+from engine.natlog.relations import NLI_LABELS as LABELS
 
-LABELS = ("entailment", "neutral", "contradiction")
 FORMATS = ("auto", "snli", "mnli", "tsv", "mnli-tsv", "sick", "conjnli", "help")
 HASH_SPLITS = ("TRAIN", "TEST")
 # Rows whose annotators reached no consensus (SNLI/MultiNLI "-") carry no gold label.

@@ -8,7 +8,7 @@ most frequent senses of a word are used, for its UD part of speech.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 from pathlib import Path
@@ -187,21 +187,6 @@ def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> s
     for finder in (synonyms, hypernyms, hyponyms):
         names.update(r.lemma.lower() for r in finder(lemma, upos, settings))
     return names
-
-
-_FINDERS: dict[Relation, tuple[Callable[..., tuple[LexicalRelative, ...]], ...]] = {
-    Relation.EQUIVALENCE: (synonyms,),
-    Relation.FORWARD: (hypernyms,),
-    Relation.REVERSE: (hyponyms,),
-    Relation.ALTERNATION: (co_hyponyms, antonyms),
-}
-
-
-def relatives(
-    lemma: str, upos: str, relations: Collection[Relation], settings: Settings | None = None
-) -> list[LexicalRelative]:
-    """Every relative of the word whose lexical relation is in ``relations``."""
-    return [r for rel in relations for finder in _FINDERS.get(rel, ()) for r in finder(lemma, upos, settings)]
 
 
 def has_pos(word: str, upos: str, settings: Settings | None = None) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 from annotations.aggregation import hvasr
-from annotations.records import StoredAttack
+from annotations.records import Run, StoredAttack
 from annotations.store import Store
 
 GROUPS = ("operator", "polarity")
@@ -81,15 +81,28 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
     )
 
 
-def run_metrics(store: Store, run: str | None = None) -> list[RunMetrics]:
-    """One :class:`RunMetrics` per run in the store (or only ``run``)."""
+@dataclass(frozen=True)
+class Report:
+    """The report's three tables, from one read of the store."""
+
+    runs: list[RunMetrics]
+    operators: list[BreakdownRow]
+    polarity: list[BreakdownRow]
+
+
+def _load(store: Store, run: str | None) -> list[tuple[Run, list[StoredAttack]]]:
+    """Each run in the store (or only ``run``) with its attacks, read without traces."""
     runs = [store.run(run)] if run else store.runs()
-    human = {row.value: row for row in hvasr(store, "run")}
+    return [(r, store.attacks(r.id, with_trace=False)) for r in runs]
+
+
+def _metrics(store: Store, loaded: Sequence[tuple[Run, list[StoredAttack]]]) -> list[RunMetrics]:
+    human = {row.value: row for row in hvasr(store, "run")} if loaded else {}
     out = []
-    for r in runs:
+    for r, attacks in loaded:
         row = human.get(r.name)
         out.append(summarize(
-            r.name, r.setup, r.victim, Path(r.data_path).name, store.attacks(r.id, with_trace=False),
+            r.name, r.setup, r.victim, Path(r.data_path).name, attacks,
             hvasr_value=row.hvasr if row else None, judged=row.judged if row else 0,
         ))
     return out
@@ -101,14 +114,10 @@ def _group_values(attack: StoredAttack, group: str) -> Iterable[str]:
     return ((attack.record.polarity or "none"),)
 
 
-def breakdown(store: Store, group: str, run: str | None = None) -> list[BreakdownRow]:
-    """Successful attacks per operator (each operator in H*'s derivation) or per polarity."""
-    if group not in GROUPS:
-        raise ValueError(f"group must be one of {GROUPS}")
-    runs = [store.run(run)] if run else store.runs()
+def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str) -> list[BreakdownRow]:
     rows = []
-    for r in runs:
-        won = [a for a in store.attacks(r.id, with_trace=False) if a.record.status == "success"]
+    for r, attacks in loaded:
+        won = [a for a in attacks if a.record.status == "success"]
         buckets: dict[str, list[StoredAttack]] = defaultdict(list)
         for attack in won:
             for value in dict.fromkeys(_group_values(attack, group)):
@@ -121,6 +130,24 @@ def breakdown(store: Store, group: str, run: str | None = None) -> list[Breakdow
                 qn_mean=_mean([float(a.record.queries) for a in members]), ppl_mean=_mean(ppl),
             ))
     return rows
+
+
+def run_metrics(store: Store, run: str | None = None) -> list[RunMetrics]:
+    """One :class:`RunMetrics` per run in the store (or only ``run``)."""
+    return _metrics(store, _load(store, run))
+
+
+def breakdown(store: Store, group: str, run: str | None = None) -> list[BreakdownRow]:
+    """Successful attacks per operator (each operator in H*'s derivation) or per polarity."""
+    if group not in GROUPS:
+        raise ValueError(f"group must be one of {GROUPS}")
+    return _breakdown(_load(store, run), group)
+
+
+def load_report(store: Store, run: str | None = None) -> Report:
+    """Run metrics and both breakdowns, reading each run's attacks once."""
+    loaded = _load(store, run)
+    return Report(_metrics(store, loaded), _breakdown(loaded, "operator"), _breakdown(loaded, "polarity"))
 
 
 RATIOS = frozenset({"asr", "hvasr", "share"})

@@ -68,11 +68,3 @@ def test_relations_depend_on_the_part_of_speech(settings: Settings) -> None:
     assert as_noun and not as_noun & as_verb
     assert lexicon.synonyms("the", "DET", settings) == ()
     assert lexicon.has_pos("barked", "VERB", settings) and not lexicon.has_pos("quickly", "NOUN", settings)
-
-
-def test_relatives_dispatch_by_relation(settings: Settings) -> None:
-    found = lexicon.relatives("tall", "ADJ", {Relation.ALTERNATION}, settings)
-    assert "short" in lemmas(found)
-    assert lexicon.relatives("bird", "NOUN", {Relation.NEGATION}, settings) == []
-    both = lexicon.relatives("bird", "NOUN", {Relation.FORWARD, Relation.REVERSE}, settings)
-    assert {r.relation for r in both} == {Relation.FORWARD, Relation.REVERSE}

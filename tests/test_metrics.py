@@ -14,7 +14,7 @@ from annotations.auth import add_annotator, annotators
 from annotations.records import AttackRecord
 from annotations.store import Store
 from engine.commands.attack_commands import cmd_report
-from engine.metrics import breakdown, format_table, run_metrics, write_csv
+from engine.metrics import breakdown, format_table, load_report, run_metrics, write_csv
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 PROBS = {"entailment": 0.2, "neutral": 0.2, "contradiction": 0.6}
@@ -70,6 +70,13 @@ def test_breakdowns(store: Store) -> None:
     assert polarity == {"↑": 1, "↑↓": 1, "↓": 1}
     with pytest.raises(ValueError):
         breakdown(store, "victim")
+
+
+def test_load_report_matches_the_separate_tables(store: Store) -> None:
+    tables = load_report(store, "c2c")
+    assert tables.runs == run_metrics(store, "c2c")
+    assert tables.operators == breakdown(store, "operator", "c2c")
+    assert tables.polarity == breakdown(store, "polarity", "c2c")
 
 
 def test_hvasr_appears_with_judgments(store: Store) -> None:

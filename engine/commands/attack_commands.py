@@ -10,7 +10,7 @@ from annotations.store import Store
 from engine.attack import AttackResult, AttackTools, attack_pair, run_attacks
 from engine.datasets import FORMATS, LABELS, read_pairs
 from engine.errors import InputError
-from engine.metrics import breakdown, format_table, run_metrics, write_csv
+from engine.metrics import format_table, load_report, run_metrics, write_csv
 from engine.natlog.setups import SETUPS, get_setup
 from engine.parse import validate_premise, validate_text
 from engine.scoring import SCORERS
@@ -165,9 +165,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.db is not None and not args.db.is_file():
         raise InputError(f"{args.db}: no such store file")
     with Store.open(args.db, settings) as store:
-        rows = run_metrics(store, args.run)
-        operators = breakdown(store, "operator", args.run)
-        polarity = breakdown(store, "polarity", args.run)
+        tables = load_report(store, args.run)
+    rows, operators, polarity = tables.runs, tables.operators, tables.polarity
     print(format_table(rows, ["run", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
                               "asr", "hvasr", "judged", "qn_mean", "qn_median", "ppl_mean", "seconds"]))
     print("\nSuccessful attacks by operator\n" + format_table(operators))
