@@ -1,18 +1,22 @@
 """Benchmark the fluency scorers: the same candidates scored one by one and batched.
 
     python bench/scoring.py [--n 512] [--data ../shared/data/snli_test.tsv] [--masked-lm NAME]
+                            [--dtypes float32,bfloat16]
 
 Candidates are generated from SNLI test hypotheses (each with the setups of its
 gold label). The causal scorer is the registry's ``settings.causal_lm`` (SmolLM2-135M
 offline). The masked scorer uses ``--masked-lm`` when given; otherwise, offline, a
 BertForMaskedLM with the all-MiniLM-L6-v2 encoder and an untrained MLM head
-(representative for speed only). Prints sentences per second and the speed ratio.
+(representative for speed only). Each scorer runs in every ``--dtypes`` precision. Prints
+sentences per second, the batching speed-up, and how far each precision's scores and ranking
+are from the first precision's.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import statistics
 import sys
 import tempfile
 import time
@@ -66,7 +70,7 @@ def minilm_masked_lm_folder(folder: Path) -> Path:
     return folder
 
 
-def measure(name: str, scorer: Scorer, texts: list[str]) -> None:
+def measure(name: str, scorer: Scorer, texts: list[str]) -> list[float]:
     start = time.perf_counter()
     single = [scorer.score([t])[0] for t in tqdm(texts, desc=f"{name} one by one", leave=False)]
     one_by_one = time.perf_counter() - start
@@ -81,6 +85,16 @@ def measure(name: str, scorer: Scorer, texts: list[str]) -> None:
         f"   speed-up x{one_by_one / together:5.1f}   max relative score difference {drift:.1e}"
         + (f"   ({passes} forward passes batched)" if passes else "")
     )
+    return batched
+
+
+def compare(name: str, reference: list[float], scores: list[float]) -> None:
+    """How far ``scores`` are from ``reference``: relative difference and rank agreement."""
+    from scipy.stats import spearmanr
+
+    drift = statistics.median(abs(a - b) / a for a, b in zip(reference, scores))
+    print(f"{'':<34} vs {name}: median relative difference {drift:.1e}, "
+          f"Spearman rank correlation {spearmanr(reference, scores).statistic:.4f}")
 
 
 def main() -> None:
@@ -91,6 +105,7 @@ def main() -> None:
     parser.add_argument("--masked-lm", default=None, help="Hub id or folder (default: MiniLM encoder, offline)")
     parser.add_argument("--skip", choices=("causal", "masked"), default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
+    parser.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated precisions to measure")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -101,16 +116,27 @@ def main() -> None:
         f"{len(texts)} candidates, {words:.1f} words on average, device {resolve_device(settings)}, "
         f"{torch.get_num_threads()} CPU threads"
     )
+    dtypes = [d.strip() for d in args.dtypes.split(",") if d.strip()]
     if args.skip != "causal":
-        lm = load_causal_lm(settings=settings)
-        print(f"causal LM {lm.name!r} loaded in {lm.load_seconds:.1f}s")
-        measure("causal PPL (SmolLM2-135M)", CausalLMScorer(lm), texts)
+        reference = None
+        for dtype in dtypes:
+            lm = load_causal_lm(settings=settings, dtype=dtype)
+            print(f"causal LM {lm.name!r} in {dtype} loaded in {lm.load_seconds:.1f}s")
+            scores = measure(f"causal PPL (SmolLM2-135M, {dtype})", CausalLMScorer(lm), texts)
+            if reference is not None:
+                compare(dtypes[0], reference, scores)
+            reference = reference or scores
     if args.skip != "masked":
         with tempfile.TemporaryDirectory() as tmp:
             name = args.masked_lm or str(minilm_masked_lm_folder(Path(tmp)))
             label = args.masked_lm or "MiniLM-L6 encoder, untrained head"
-            mlm = load_masked_lm(name, settings)
-            measure(f"masked PPPL ({label})", MaskedLMScorer(mlm), texts)
+            reference = None
+            for dtype in dtypes:
+                mlm = load_masked_lm(name, settings.with_overrides(lm_dtype=dtype))
+                scores = measure(f"masked PPPL ({label}, {dtype})", MaskedLMScorer(mlm), texts)
+                if reference is not None:
+                    compare(dtypes[0], reference, scores)
+                reference = reference or scores
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from annotations.store import Store
 from engine.candidates import Candidate, FillIn, build_fill_in, generate_candidates
 from engine.datasets import LABELS, NLIPair, read_pairs
 from engine.errors import InputError
+from engine.models import lm_dtype_name
 from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.projectivity import Polarity
 from engine.natlog.relations import RELATION_ORDER, Relation, join_sets
@@ -347,9 +348,10 @@ class AttackTools:
 
     @classmethod
     def build(cls, settings: Settings, alt_lm: bool = True) -> "AttackTools":
-        """The configured scorer (``settings.scorer``), causal-LM perplexity, and AltLM if wanted."""
+        """The configured scorer (``settings.scorer``, ``settings.lm_dtype``), causal-LM perplexity
+        in float32 (the reported PPL does not depend on the ranking's precision), and AltLM if wanted."""
         scorer = build_scorer(settings)
-        ppl = scorer if settings.scorer == "causal" else build_scorer(settings, "causal")
+        ppl = build_scorer(settings, "causal", dtype="float32")
         return cls(scorer, ppl, build_fill_in(settings, scorer) if alt_lm else None)
 
 
@@ -398,7 +400,8 @@ def run_attacks(
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
     chosen = select_pairs(pairs, setup, limit, seed)
     config = {"limit": limit, "split": split, "query_budget": settings.query_budget, "top_k": settings.top_k,
-              "scorer": settings.scorer, "alt_lm": settings.alt_lm if tools.fill_in else "none"}
+              "scorer": settings.scorer, "lm_dtype": lm_dtype_name(settings),
+              "alt_lm": settings.alt_lm if tools.fill_in else "none"}
     run = store.start_run(run_name, setup.name, victim_name, data, fmt, seed, config)
     done = store.done_pair_indices(run.id)
     todo = [(k, p) for k, p in chosen if k not in done]

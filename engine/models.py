@@ -2,7 +2,8 @@
 
 Names are ``offline`` (the bundled SmolLM2-135M GGUF, causal LMs only), a local
 folder, or a Hugging Face Hub id. Models run on CUDA in reduced precision when a
-GPU is present (see :func:`resolve_device`), else on CPU in float32.
+GPU is present (see :func:`resolve_device`), else on CPU in float32; the language
+models also take ``settings.lm_dtype`` (see :func:`lm_dtype`).
 """
 
 from __future__ import annotations
@@ -53,17 +54,47 @@ def model_dtype(device: torch.device) -> torch.dtype:
     return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
 
 
+LM_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU has native bfloat16 arithmetic (AVX512-BF16 or AMX), where bf16 matmuls are fast."""
+    probes = (getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported"))
+    return any(probe() for probe in probes if probe is not None)
+
+
+def lm_dtype(device: torch.device, wanted: str = "auto") -> torch.dtype:
+    """The dtype a language model runs in: ``wanted`` (``auto``, ``float32``, ``bfloat16``,
+    ``float16``); ``auto`` is :func:`model_dtype` on GPUs, and bfloat16 on CPUs with native bf16
+    (about twice as fast as float32 there, ranking candidates almost identically), else float32."""
+    wanted = wanted.strip().lower()
+    if wanted == "auto":
+        if device.type == "cpu" and cpu_has_bf16():
+            return torch.bfloat16
+        return model_dtype(device)
+    if wanted not in LM_DTYPES:
+        raise SettingsError(f"lm_dtype {wanted!r} is not one of auto, {', '.join(LM_DTYPES)}")
+    return LM_DTYPES[wanted]
+
+
+def lm_dtype_name(settings: Settings, wanted: str | None = None) -> str:
+    """The name of the dtype the language models run in under ``settings`` (or ``wanted``)."""
+    dtype = lm_dtype(resolve_device(settings), wanted or settings.lm_dtype)
+    return next(name for name, value in LM_DTYPES.items() if value == dtype)
+
+
 def _use_threads(settings: Settings) -> None:
     """Apply ``settings.torch_threads`` (0 keeps torch's default; 1 is fastest on a busy CPU)."""
     if settings.torch_threads > 0 and torch.get_num_threads() != settings.torch_threads:
         torch.set_num_threads(settings.torch_threads)
 
 
-def load_causal_lm(name: str | None = None, settings: Settings | None = None) -> LoadedModel:
-    """The causal LM called ``name`` (default ``settings.causal_lm``), cached per process."""
+def load_causal_lm(name: str | None = None, settings: Settings | None = None, dtype: str | None = None) -> LoadedModel:
+    """The causal LM called ``name`` (default ``settings.causal_lm``) in ``dtype`` (default
+    ``settings.lm_dtype``), cached per process."""
     settings = settings or get_settings()
     _use_threads(settings)
-    return _load_causal_lm(name or settings.causal_lm, str(resolve_device(settings)))
+    return _load_causal_lm(name or settings.causal_lm, str(resolve_device(settings)), lm_dtype_name(settings, dtype))
 
 
 def load_masked_lm(name: str | None = None, settings: Settings | None = None) -> LoadedModel:
@@ -75,11 +106,11 @@ def load_masked_lm(name: str | None = None, settings: Settings | None = None) ->
             "no masked LM ships offline: set NATLOG_MASKED_LM to a Hub id (distilbert-base-uncased) "
             "or a local folder holding a BERT-style masked LM"
         )
-    return _load_masked_lm(name or settings.masked_lm, str(resolve_device(settings)))
+    return _load_masked_lm(name or settings.masked_lm, str(resolve_device(settings)), lm_dtype_name(settings))
 
 
 @lru_cache(maxsize=4)
-def _load_causal_lm(name: str, device: str) -> LoadedModel:
+def _load_causal_lm(name: str, device: str, dtype: str) -> LoadedModel:
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
@@ -93,17 +124,20 @@ def _load_causal_lm(name: str, device: str) -> LoadedModel:
         source, extra = _source(name), {}
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **extra)
-        model = AutoModelForCausalLM.from_pretrained(source, dtype=model_dtype(target), **extra)
+        # A GGUF file is dequantized in float32 and cast below: dequantizing straight to bfloat16 loses more.
+        model = AutoModelForCausalLM.from_pretrained(
+            source, dtype=torch.float32 if name == OFFLINE else LM_DTYPES[dtype], **extra
+        )
     except (OSError, ValueError) as exc:
         raise ResourceError(f"cannot load causal LM {name!r}: {exc}") from exc
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    model = model.to(target).eval()
+    model = model.to(target, dtype=LM_DTYPES[dtype]).eval()
     return LoadedModel(name, model, tokenizer, target, time.perf_counter() - start)
 
 
 @lru_cache(maxsize=4)
-def _load_masked_lm(name: str, device: str) -> LoadedModel:
+def _load_masked_lm(name: str, device: str, dtype: str) -> LoadedModel:
     from transformers import AutoModelForMaskedLM, AutoTokenizer
 
     start = time.perf_counter()
@@ -111,7 +145,7 @@ def _load_masked_lm(name: str, device: str) -> LoadedModel:
     source = _source(name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForMaskedLM.from_pretrained(source, dtype=model_dtype(target))
+        model = AutoModelForMaskedLM.from_pretrained(source, dtype=LM_DTYPES[dtype])
     except (OSError, ValueError) as exc:
         raise ResourceError(f"cannot load masked LM {name!r}: {exc}") from exc
     if tokenizer.mask_token_id is None:

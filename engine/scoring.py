@@ -139,12 +139,13 @@ class MaskedLMScorer:
         return [math.exp(-t / c) if c else math.inf for t, c in zip(totals, counts)]
 
 
-def build_scorer(settings: Settings | None = None, kind: str | None = None) -> Scorer:
-    """The scorer named by ``kind`` (default ``settings.scorer``) over the registry's models."""
+def build_scorer(settings: Settings | None = None, kind: str | None = None, dtype: str | None = None) -> Scorer:
+    """The scorer named by ``kind`` (default ``settings.scorer``) over the registry's models, in
+    ``dtype`` (default ``settings.lm_dtype``; causal only)."""
     settings = settings or get_settings()
     kind = kind or settings.scorer
     if kind == "causal":
-        return CausalLMScorer(load_causal_lm(settings=settings))
+        return CausalLMScorer(load_causal_lm(settings=settings, dtype=dtype))
     if kind == "masked":
         return MaskedLMScorer(load_masked_lm(settings=settings))
     raise SettingsError(f"scorer {kind!r} is not one of {', '.join(SCORERS)}")

@@ -39,6 +39,7 @@ class Settings:
     backbone: str = "offline"
     victim: str = "offline"
     device: str = "auto"
+    lm_dtype: str = "auto"
     max_chars: int = 600
     top_k: int = 100
     query_budget: int = 500

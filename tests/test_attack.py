@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import torch
 
 from annotations.store import Store
 from engine.attack import AttackTools, allowed_next, attack_pair, guard, run_attacks, select_pairs, start_search
@@ -18,7 +19,7 @@ from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import SETUPS, Setup, get_setup
 from engine.parse import parse
-from engine.scoring import build_scorer
+from engine.models import lm_dtype, lm_dtype_name
 from engine.victim import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
@@ -33,8 +34,17 @@ def victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
 
 @pytest.fixture(scope="module")
 def tools(settings) -> AttackTools:
-    scorer = build_scorer(settings, "causal")
-    return AttackTools(scorer=scorer, ppl_scorer=scorer, fill_in=None)
+    return AttackTools.build(settings, alt_lm=False)
+
+
+def test_reported_perplexity_is_scored_in_float32(tools: AttackTools, settings) -> None:
+    ranking = next(tools.scorer.lm.model.parameters()).dtype
+    assert ranking == lm_dtype(tools.scorer.lm.device, settings.lm_dtype)
+    assert next(tools.ppl_scorer.lm.model.parameters()).dtype == torch.float32
+    texts = ["A dog runs in the park.", "Park the in runs dog a."]
+    fast, exact = tools.scorer.score(texts), tools.ppl_scorer.score(texts)
+    assert fast[0] < fast[1] and exact[0] < exact[1]
+    assert fast[0] == pytest.approx(exact[0], rel=0.1)
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +176,7 @@ def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, sett
         assert store.done_pair_indices(store.run("resume").id) == {1}
         report = run_attacks(store, "resume", data, "tsv", setup, "tiny", victim, tools, settings, progress=False)
         assert (report.selected, report.resumed, report.attacked) == (3, 1, 2)
+        assert report.run.config["lm_dtype"] == lm_dtype_name(settings)
         stored = store.attacks(report.run.id)
     assert sorted(a.record.pair_index for a in stored) == [1, 2, 3]
     assert all(a.record.status == "success" and a.record.queries == 2 for a in stored)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.models import load_causal_lm, load_masked_lm, model_dtype, resolve_device
+from engine.models import cpu_has_bf16, lm_dtype, lm_dtype_name, load_causal_lm, load_masked_lm, model_dtype, resolve_device
 from engine.resources import ResourceError, minilm_path
 from engine.settings import SettingsError, get_settings
 
@@ -51,6 +51,33 @@ def test_reduced_precision_only_on_gpu() -> None:
         assert model_dtype(torch.device("cuda")) in (torch.bfloat16, torch.float16)
 
 
+def test_language_model_precision_follows_the_setting() -> None:
+    cpu = torch.device("cpu")
+    assert lm_dtype(cpu, "auto") == (torch.bfloat16 if cpu_has_bf16() else torch.float32)
+    assert lm_dtype(cpu, " Float32 ") == torch.float32 and lm_dtype(cpu, "bfloat16") == torch.bfloat16
+    with pytest.raises(SettingsError, match="lm_dtype 'int4' is not one of auto, float32"):
+        lm_dtype(cpu, "int4")
+    settings = get_settings().with_overrides(device="cpu", lm_dtype="float32")
+    assert lm_dtype_name(settings) == "float32" and lm_dtype_name(settings, "bfloat16") == "bfloat16"
+
+
+@pytest.mark.slow
+def test_offline_causal_lm_in_two_precisions() -> None:
+    settings = get_settings().with_overrides(device="cpu")
+    exact = load_causal_lm("offline", settings, dtype="float32")
+    half = load_causal_lm("offline", settings, dtype="bfloat16")
+    assert next(exact.model.parameters()).dtype == torch.float32
+    assert next(half.model.parameters()).dtype == torch.bfloat16
+    ids = exact.tokenizer("A dog runs in the park.", return_tensors="pt")["input_ids"]
+    with torch.inference_mode():
+        a = torch.log_softmax(exact.model(input_ids=ids).logits.float(), -1)[0, :-1]
+        b = torch.log_softmax(half.model(input_ids=ids).logits.float(), -1)[0, :-1]
+    # What the scorer uses: the log-likelihood of each actual next token. Rounding moves it a little.
+    following = ids[0, 1:, None]
+    drift = (a.gather(1, following) - b.gather(1, following)).abs()
+    assert 0 < drift.max().item() < 0.5
+
+
 @pytest.mark.slow
 def test_offline_causal_lm_loads_once_and_is_cached() -> None:
     start = time.perf_counter()
@@ -61,7 +88,7 @@ def test_offline_causal_lm_loads_once_and_is_cached() -> None:
     assert not lm.model.training
     assert lm.tokenizer.pad_token is not None
     assert lm.device == resolve_device(get_settings())
-    assert next(lm.model.parameters()).dtype == model_dtype(lm.device)
+    assert next(lm.model.parameters()).dtype == lm_dtype(lm.device, get_settings().lm_dtype)
     print(f"SmolLM2-135M GGUF load: {lm.load_seconds:.1f}s (this call {first:.1f}s)")
 
 

@@ -35,7 +35,9 @@ def smollm() -> LoadedModel:
 
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory: pytest.TempPathFactory) -> LoadedModel:
-    return load_masked_lm(str(build_tiny_masked_lm(tmp_path_factory.mktemp("mlm"))))
+    """Exactness checks need float32 (``lm_dtype=auto`` picks bfloat16 on CPUs with native bf16)."""
+    folder = build_tiny_masked_lm(tmp_path_factory.mktemp("mlm"))
+    return load_masked_lm(str(folder), get_settings().with_overrides(lm_dtype="float32"))
 
 
 @pytest.mark.slow
@@ -49,11 +51,13 @@ def test_smollm2_prefers_fluent_over_scrambled(smollm: LoadedModel) -> None:
 
 
 @pytest.mark.slow
-def test_causal_batched_equals_one_by_one(smollm: LoadedModel) -> None:
-    scorer = CausalLMScorer(smollm, max_tokens=10_000)
+@pytest.mark.parametrize(("dtype", "tolerance"), [("float32", 1e-3), ("bfloat16", 0.1)])
+def test_causal_batched_equals_one_by_one(dtype: str, tolerance: float) -> None:
+    """Padding must not change a score; bfloat16 rounds differently per batch shape (up to about 6 % here)."""
+    scorer = CausalLMScorer(load_causal_lm("offline", dtype=dtype), max_tokens=10_000)
     batched = scorer.score(SENTENCES)
     single = [scorer.score([s])[0] for s in SENTENCES]
-    assert batched == pytest.approx(single, rel=1e-3)
+    assert batched == pytest.approx(single, rel=tolerance)
     assert all(math.isfinite(s) and s > 1 for s in batched)
 
 
