@@ -288,19 +288,22 @@ class AttackSearch:
     def _query(self, ranked: Sequence[Candidate]) -> list[Query]:
         """Query in rank order until the prediction leaves the target label or the budget is spent.
 
-        Upcoming candidates are evaluated ahead in small batches (uncounted); each one counts
-        as a query only when the search actually asks for it.
+        On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
+        batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
+        passes while an early success wastes little; a candidate counts as a query only when the
+        search actually asks for it.
         """
         out: list[Query] = []
         target = self.setup.target_label
+        window = PREFETCH
         for k, candidate in enumerate(ranked):
             pair = (self.premise, candidate.text)
             fresh = pair not in self.counter.asked
             if fresh and self.budget_left <= 0:
                 break
-            if fresh:
-                ahead = [(self.premise, c.text) for c in ranked[k:k + min(PREFETCH, self.budget_left)]]
-                self.victim.predict(ahead)
+            if fresh and not self.victim.cached(pair):
+                self.victim.predict([(self.premise, c.text) for c in ranked[k:k + min(window, self.budget_left)]])
+                window *= 2
             prediction = self.counter.predict_one(*pair)
             out.append(Query(candidate.text, prediction, fresh, self.counter.queries))
             if prediction.label != target:

@@ -7,7 +7,8 @@ loaded, before any query. Outputs are cached per (premise, hypothesis).
 
 Queries are counted per attack by a :class:`QueryCounter`: a *query* is one distinct pair the
 attack asked the model about (the first time it asks); asking again about the same pair in the
-same attack is a *cache hit*. ``Victim.evaluations`` counts real forward computations.
+same attack is a *cache hit*. ``Victim.evaluations`` counts pairs the model really computed and
+``Victim.forward_passes`` the batches they took.
 """
 
 from __future__ import annotations
@@ -104,6 +105,7 @@ class Victim:
         self.batch_size = batch_size
         self.cache_size = cache_size
         self.evaluations = 0
+        self.forward_passes = 0
         self._cache: OrderedDict[tuple[str, str], Prediction] = OrderedDict()
         # Column k of the reordered output is LABELS[k].
         self._order = [labels.index(label) for label in LABELS]
@@ -122,6 +124,10 @@ class Victim:
             out.append(self._cache[pair])
         return out
 
+    def cached(self, pair: tuple[str, str]) -> bool:
+        """Whether the output for ``pair`` is already known (asking for it costs no computation)."""
+        return pair in self._cache
+
     def counter(self) -> "QueryCounter":
         """A fresh per-attack query counter over this victim."""
         return QueryCounter(self)
@@ -135,6 +141,7 @@ class Victim:
         logits = self.model(**encoded).logits.float()
         probs = torch.softmax(logits, dim=-1)[:, self._order].cpu().tolist()
         self.evaluations += len(batch)
+        self.forward_passes += 1
         return [tuple(row) for row in probs]
 
     def _remember(self, pair: tuple[str, str], prediction: Prediction) -> None:

@@ -148,6 +148,20 @@ def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, setti
         search.step()
 
 
+def test_queries_are_evaluated_in_few_growing_batches(tmp_path: Path, tools: AttackTools, settings,
+                                                      contradictions) -> None:
+    """A failing search computes exactly the pairs it asks (never beyond the budget), in a handful
+    of doubling batches rather than one forward pass per query."""
+    fresh = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))), settings=settings)
+    pair = contradictions[3]
+    result = attack_pair(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), fresh, tools,
+                         small(settings, query_budget=40))
+    assert (result.status, result.reason, result.queries) == ("failed", "budget", 40)
+    assert fresh.evaluations == result.queries
+    # The original pair, then batches of 8, 16 and the 15 queries left: four passes, not 40.
+    assert len(result.rounds) == 1 and fresh.forward_passes == 4
+
+
 def test_wrong_setup_for_label(victim: Victim, tools: AttackTools, settings) -> None:
     with pytest.raises(InputError, match="attacks contradiction pairs"):
         start_search("A dog runs.", "An animal runs.", "entailment", get_setup("C2E"), victim, tools, settings)

@@ -98,6 +98,15 @@ def test_query_counter_is_honest(shuffled_folder: Path, tmp_settings) -> None:
     assert victim.evaluations - before == computed
 
 
+def test_batches_and_cache_lookups(tmp_path: Path, tmp_settings) -> None:
+    victim = load_victim(str(build_tiny_classifier(tmp_path / "fresh")), settings=tmp_settings)
+    assert victim.batch_size == 32 and not victim.cached(PAIRS[0])
+    victim.predict(PAIRS * 20)  # four distinct pairs: one forward pass
+    assert (victim.evaluations, victim.forward_passes) == (4, 1) and victim.cached(PAIRS[0])
+    victim.predict([(f"A dog number {k} barks.", "A dog barks.") for k in range(40)])
+    assert (victim.evaluations, victim.forward_passes) == (44, 3)  # 32 + 8
+
+
 def test_missing_victims(tmp_path: Path, tmp_settings) -> None:
     with pytest.raises(ResourceError, match="train-victim"):
         load_victim("offline", settings=tmp_settings)
