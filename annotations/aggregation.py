@@ -132,10 +132,8 @@ def _share(part: int, whole: int) -> float | None:
 
 
 def _group_values(attack: StoredAttack, run: dict, group: str) -> list[str]:
-    if group == "operator":
-        return list(attack.record.operators) or ["none"]
-    if group == "polarity":
-        return [attack.record.polarity or "none"]
+    if group in ("operator", "polarity"):
+        return list(attack.record.edit_values(group))
     if group == "dataset":
         return [Path(run["data_path"]).name]
     if group == "run":

@@ -59,6 +59,12 @@ class AttackRecord:
     started_at: datetime | None = None
     finished_at: datetime | None = None
 
+    def edit_values(self, group: str) -> tuple[str, ...]:
+        """The distinct ``operator`` s, or edit ``polarity`` marks (↑ ↓ =), of H*'s derivation, in
+        order of first use; ``("none",)`` when it has none. A value used twice counts once."""
+        values = self.operators if group == "operator" else tuple(self.polarity or ())
+        return tuple(dict.fromkeys(values)) or ("none",)
+
 
 @dataclass(frozen=True)
 class StoredAttack:

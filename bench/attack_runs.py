@@ -3,14 +3,18 @@
     python bench/attack_runs.py --data ../shared/data/snli_test.tsv --limit 200 --db var/bench.sqlite
 
 Each setup is an ordinary resumable run named ``bench-<SETUP>-<SPLIT>-n<LIMIT>``; rerunning continues
-where it stopped. Prints each run's wall-clock time and the report table.
+where it stopped. Prints each run's wall-clock time, the report table, and the perplexity of the
+successful attacks' original hypotheses beside that of their H* (same float32 scorer), so the
+report's PPL has a baseline.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -21,6 +25,20 @@ from engine.metrics import format_table, run_metrics  # noqa: E402
 from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
 from engine.settings import get_settings  # noqa: E402
 from engine.victim import load_victim  # noqa: E402
+
+
+@dataclass(frozen=True)
+class PerplexityRow:
+    """Mean / median perplexity of a run's successful attacks, before (H) and after (H*)."""
+
+    run: str
+    successful: int
+    ppl_h: str
+    ppl_h_star: str
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.mean(values):.1f} / {statistics.median(values):.1f}"
 
 
 def main() -> None:
@@ -51,6 +69,15 @@ def main() -> None:
             print(f"{setup.name}: {report.selected} pairs ({report.resumed} resumed), {report.attacked} attacked, "
                   f"{report.successful} successful, {report.skipped} skipped in {report.seconds:.1f} s", flush=True)
         print(format_table(run_metrics(store)))
+        print("\nPerplexity of the successful attacks' H and H* (mean / median)")
+        rows = []
+        for run in store.runs():
+            won = [a.record for a in store.attacks(run.id, with_trace=False) if a.record.status == "success"]
+            if won:
+                before = tools.ppl_scorer.score([r.hypothesis for r in won])
+                after = [r.perplexity for r in won if r.perplexity is not None]
+                rows.append(PerplexityRow(run.name, len(won), spread(before), spread(after)))
+        print(format_table(rows))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
@@ -108,19 +108,13 @@ def _metrics(store: Store, loaded: Sequence[tuple[Run, list[StoredAttack]]]) -> 
     return out
 
 
-def _group_values(attack: StoredAttack, group: str) -> Iterable[str]:
-    if group == "operator":
-        return attack.record.operators or ("none",)
-    return ((attack.record.polarity or "none"),)
-
-
 def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str) -> list[BreakdownRow]:
     rows = []
     for r, attacks in loaded:
         won = [a for a in attacks if a.record.status == "success"]
         buckets: dict[str, list[StoredAttack]] = defaultdict(list)
         for attack in won:
-            for value in dict.fromkeys(_group_values(attack, group)):
+            for value in attack.record.edit_values(group):
                 buckets[value].append(attack)
         for value, members in sorted(buckets.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             ppl = [a.record.perplexity for a in members if a.record.perplexity is not None]
@@ -138,7 +132,7 @@ def run_metrics(store: Store, run: str | None = None) -> list[RunMetrics]:
 
 
 def breakdown(store: Store, group: str, run: str | None = None) -> list[BreakdownRow]:
-    """Successful attacks per operator (each operator in H*'s derivation) or per polarity."""
+    """Successful attacks per operator or per edit polarity (each value in H*'s derivation counted once)."""
     if group not in GROUPS:
         raise ValueError(f"group must be one of {GROUPS}")
     return _breakdown(_load(store, run), group)

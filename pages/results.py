@@ -47,6 +47,8 @@ with open_store() as store:
         if parts.empty:
             continue
         st.subheader(f"Successful attacks by {group}")
+        st.caption(f"An attack counts once under each {group} its derivation H → H* used, so shares can "
+                   "add up to more than 1.")
         st.plotly_chart(px.bar(parts, x="value", y="successful", hover_data=["share", "qn_mean", "ppl_mean"],
                                title=f"{run}: by {group}"), width="stretch", key=f"by-{group}")
         st.dataframe(parts.drop(columns=["run", "group"]).set_index("value"), width="stretch")

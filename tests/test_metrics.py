@@ -66,10 +66,19 @@ def test_breakdowns(store: Store) -> None:
     assert ops["PerturbHypo"].successful == 2 and ops["PerturbHypo"].share == pytest.approx(2 / 3)
     assert ops["PerturbHypo"].qn_mean == pytest.approx(7.0) and ops["PerturbHypo"].ppl_mean == pytest.approx(30.0)
     assert ops["AddNeg"].ppl_mean is None
+    # Derivations "↑", "↑↓" and "↓": each counts once under every polarity its edits took.
     polarity = {r.value: r.successful for r in breakdown(store, "polarity")}
-    assert polarity == {"↑": 1, "↑↓": 1, "↓": 1}
+    assert polarity == {"↑": 2, "↓": 2}
     with pytest.raises(ValueError):
         breakdown(store, "victim")
+
+
+def test_edit_values_are_distinct_and_never_empty() -> None:
+    won = record(0, "success", 9, operators=("PerturbHypo", "Insertion", "PerturbHypo"), polarity="↑=↑")
+    assert won.edit_values("operator") == ("PerturbHypo", "Insertion")
+    assert won.edit_values("polarity") == ("↑", "=")
+    failed = record(1, "failed", 500)
+    assert failed.edit_values("polarity") == ("none",) == failed.edit_values("operator")
 
 
 def test_load_report_matches_the_separate_tables(store: Store) -> None:
