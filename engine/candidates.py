@@ -26,6 +26,7 @@ from engine.models import LoadedModel, load_masked_lm
 from engine.natlog.polarity import PolarizedSentence, PolarizedToken
 from engine.natlog.relations import RELATION_ORDER, Relation, join
 from engine.natlog.setups import Setup
+from engine.parse.repair import wordnet_animacy
 from engine.pp_inventory import NON_INTERSECTIVE, ModifierInventory, inventory as default_inventory
 from engine.scoring import Scorer, rank
 from engine.settings import Settings, SettingsError, get_settings
@@ -136,6 +137,25 @@ def _substitutable(tok: PolarizedToken) -> bool:
     )
 
 
+def compound_status(sentence, head_id: int, first_id: int, settings: Settings) -> bool | None:
+    """For the noun compound spanning words ``first_id``..``head_id`` ("Christmas tree"): None when
+    WordNet does not list it, else whether WordNet makes it a kind of its head (see
+    :func:`lexicon.compound_kind_of`)."""
+    head = sentence.token(head_id)
+    phrase = " ".join([*(sentence.token(j).text for j in range(first_id, head_id)), head.lemma])
+    return lexicon.compound_kind_of(phrase, head.lemma, settings)
+
+
+def heads_listed_compound(sentence, tok, settings: Settings) -> bool:
+    """Whether the token is the head of a noun compound WordNet lists as one word ("Christmas tree",
+    "ice cream"): such a unit is not substituted word by word."""
+    t = tok.token
+    modifiers = [c.id for c in sentence.children(t.id, "compound") if c.id < t.id]
+    if t.upos != "NOUN" or not modifiers or max(modifiers) != t.id - 1:
+        return False
+    return compound_status(sentence, t.id, min(modifiers), settings) is not None
+
+
 def _substitutions(ctx: Context, tok: PolarizedToken, found: Sequence[lexicon.LexicalRelative]) -> Iterator[Edit]:
     t = tok.token
     for rel in found:
@@ -147,7 +167,8 @@ def _substitutions(ctx: Context, tok: PolarizedToken, found: Sequence[lexicon.Le
 
 def _lexical(finder: Callable[..., Sequence[lexicon.LexicalRelative]], alternation: bool = False) -> Operator:
     def operator(ctx: Context, tok: PolarizedToken) -> Iterator[Edit]:
-        if not _substitutable(tok) or alternation and tok.token.text.lower() in ctx.alternated:
+        if (not _substitutable(tok) or alternation and tok.token.text.lower() in ctx.alternated
+                or heads_listed_compound(ctx.polarized.sentence, tok, ctx.settings)):
             return iter(())
         return _substitutions(ctx, tok, finder(tok.token.lemma, tok.token.upos, ctx.settings))
 
@@ -178,7 +199,11 @@ def _deletable(ctx: Context, child_id: int) -> list[int] | None:
         return None
     if base == "amod" and child.upos != "ADJ" or base == "advmod" and child.upos != "ADV":
         return None
-    if base == "compound" and (child.upos != "NOUN" or sentence.token(child.head).upos != "NOUN"):
+    if base == "compound" and (
+        child.upos != "NOUN" or sentence.token(child.head).upos != "NOUN"
+        # "ice cream" is no cream: drop a listed compound's modifier only if WordNet says it is a kind of its head.
+        or child.id < child.head and compound_status(sentence, child.head, child.id, ctx.settings) is False
+    ):
         return None
     if base in ("nmod", "obl") and not sentence.children(child_id, "case"):
         return None
@@ -207,25 +232,45 @@ def _after(ctx: Context, head_id: int) -> int:
     return max(t.id for t in sentence.subtree(objects[-1].id))
 
 
+def _has_modifier(sentence, head_id: int, kind: str) -> bool:
+    """Whether the head already has an adjective (``amod``), a non-negating adverb (``advmod``),
+    or a PP (``nmod`` / ``obl`` with a preposition)."""
+    for child in sentence.children(head_id):
+        base = child.deprel.split(":")[0]
+        if kind == "amod" and base == "amod":
+            return True
+        if kind == "advmod" and base == "advmod" and child.upos == "ADV" and child.lemma.lower() not in NEGATION_WORDS:
+            return True
+        if kind in ("nmod", "obl") and base == kind and sentence.children(child.id, "case"):
+            return True
+    return False
+
+
 def insertion(ctx: Context, tok: PolarizedToken) -> Iterator[Edit]:
-    """Insert an adjective before a noun, an adverb or PP after a verb, a PP after a noun (reverse)."""
+    """Insert an adjective before a noun, an adverb or PP after a verb, a PP after a noun (reverse).
+
+    A head takes at most one modifier of each kind: nothing is inserted where one is present, so
+    rounds cannot stack them ("young black happy white pants", "slowly rapidly"). Noun modifiers
+    must fit the noun's animacy ("in a red shirt" goes on people and animals only).
+    """
     t, n = tok.token, ctx.settings.insertions_per_slot
     text = " ".join(ctx.words).lower()
     sentence = ctx.polarized.sentence
+    inserts: list[tuple[int, str]] = []
     if t.upos == "NOUN" and t.deprel not in ("compound", "flat"):
-        left = [c.id for c in sentence.children(t.id) if c.deprel in ("compound", "amod") and c.id < t.id]
-        before = min(left, default=t.id) - 1
-        present = {c.text.lower() for c in sentence.children(t.id)}
-        for adjective in ctx.inventory.top("adjectives", n):
-            if adjective not in present:
-                yield Edit(before, before, (adjective,), Relation.REVERSE)
-        inserts = [(t.id, pp) for pp in ctx.inventory.top("noun_pps", n)]
+        host = "animate" if wordnet_animacy(lexicon.wordnet(ctx.settings))(t) else "inanimate"
+        if not _has_modifier(sentence, t.id, "amod"):
+            left = [c.id for c in sentence.children(t.id, "compound") if c.id < t.id]
+            before = min(left, default=t.id) - 1
+            inserts += [(before, adjective) for adjective in ctx.inventory.top("adjectives", n, host)]
+        if not _has_modifier(sentence, t.id, "nmod"):
+            inserts += [(t.id, pp) for pp in ctx.inventory.top("noun_pps", n, host)]
     elif t.upos == "VERB" and t.lemma.lower() not in LIGHT_VERBS:
         where = _after(ctx, t.id)
-        inserts = [(where, adverb) for adverb in ctx.inventory.top("adverbs", n)]
-        inserts += [(where, pp) for pp in ctx.inventory.top("verb_pps", n)]
-    else:
-        return
+        if not _has_modifier(sentence, t.id, "advmod"):
+            inserts += [(where, adverb) for adverb in ctx.inventory.top("adverbs", n)]
+        if not _has_modifier(sentence, t.id, "obl"):
+            inserts += [(where, pp) for pp in ctx.inventory.top("verb_pps", n)]
     for where, phrase in inserts:
         if f" {phrase} " not in f" {text} ":
             yield Edit(where, where, tuple(phrase.split()), Relation.REVERSE)
@@ -337,6 +382,7 @@ def alt_lm_slots(
     for tok in polarized.tokens:
         t = tok.token
         if (_substitutable(tok) and t.text.lower() not in alternated
+                and not heads_listed_compound(polarized.sentence, tok, settings)
                 and Relation.ALTERNATION in polarized.local_relations(t.id, setup.relations)):
             exclude = frozenset(lexicon.related_lemmas(t.lemma, t.upos, settings))
             slots.append(Slot(t.id - 1, t.upos, t.xpos, t.lemma, exclude))

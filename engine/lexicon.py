@@ -3,7 +3,9 @@
 Synonyms are equivalent (≡), hypernyms within ``settings.wordnet_distance`` hops
 are forward (⊏), hyponyms reverse (⊐), co-hyponyms sharing a direct hypernym and
 antonyms are alternations (|, never negation). Only the ``settings.wordnet_senses``
-most frequent senses of a word are used, for its UD part of speech.
+most frequent senses of a word are used, for its UD part of speech. Single-word relatives
+rarer than ``settings.min_zipf`` on wordfreq's Zipf scale ("clew", "ploughboy") are left out:
+they make unnatural hypotheses that confuse the victim for the wrong reason.
 """
 
 from __future__ import annotations
@@ -19,6 +21,12 @@ from engine.settings import Settings, get_settings
 
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 MAX_WORDS = 3
+# WordNet lists these as nouns (person.n.01 has "someone", "somebody"); as substitutes they read
+# as pronouns after a determiner ("A someone sells balls").
+PRONOUN_LEMMAS = frozenset({
+    "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "no one", "nobody",
+    "something", "anything", "everything", "nothing", "one",
+})
 
 
 @dataclass(frozen=True)
@@ -76,21 +84,36 @@ def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[...,
     return find
 
 
-def _usable(name: str, original: str) -> bool:
+def common_enough(word: str, settings: Settings | None = None) -> bool:
+    """Whether a single word is at least ``settings.min_zipf`` frequent (wordfreq); phrases and
+    hyphenated words always pass, since wordfreq scores them by their parts."""
+    if " " in word or "-" in word:
+        return True
+    from wordfreq import zipf_frequency
+
+    return zipf_frequency(word, "en") >= (settings or get_settings()).min_zipf
+
+
+def _usable(name: str, original: str, settings: Settings) -> bool:
     text = render(name)
     return (
         text.lower() != original.lower()
         and len(text.split()) <= MAX_WORDS
         and all(ch.isalpha() or ch in " -'" for ch in text)
+        and text.lower() not in PRONOUN_LEMMAS
+        and common_enough(text, settings)
     )
 
 
-def _collect(original: str, found: Iterable[LexicalRelative]) -> tuple[LexicalRelative, ...]:
+def _collect(original: str, found: Iterable[LexicalRelative], settings: Settings | None) -> tuple[LexicalRelative, ...]:
     """Usable relatives, one per lemma (the shortest path wins), in discovery order."""
+    settings = settings or get_settings()
     best: dict[str, LexicalRelative] = {}
     for rel in found:
         key = rel.lemma.lower()
-        if _usable(rel.lemma, original) and (key not in best or len(rel.path) < len(best[key].path)):
+        if key in best and len(rel.path) >= len(best[key].path):
+            continue
+        if _usable(rel.lemma, original, settings):
             best[key] = rel
     return tuple(best.values())
 
@@ -103,7 +126,7 @@ def synonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[L
         for s in senses(lemma, upos, settings)
         for l in s.lemmas()
     )
-    return _collect(lemma, found)
+    return _collect(lemma, found, settings)
 
 
 def _walk(start, step: Callable, max_hops: int) -> list[tuple[object, tuple[str, ...]]]:
@@ -129,7 +152,7 @@ def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable
         for target, path in _walk(s, step, settings.wordnet_distance)
         for l in target.lemmas()
     )
-    return _collect(lemma, found)
+    return _collect(lemma, found, settings)
 
 
 @_cached
@@ -159,7 +182,7 @@ def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None) -> tupl
         if sibling != s
         for l in sibling.lemmas()
     )
-    return tuple(r for r in _collect(lemma, found) if r.lemma.lower() not in taken)
+    return tuple(r for r in _collect(lemma, found, settings) if r.lemma.lower() not in taken)
 
 
 @_cached
@@ -178,7 +201,24 @@ def antonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[L
                     target = anti.synset()
                     found.append(LexicalRelative(render(anti.name()), Relation.ALTERNATION, "antonym",
                                                  s.name(), target.name(), path + (target.name(),)))
-    return _collect(lemma, found)
+    return _collect(lemma, found, settings)
+
+
+@lru_cache(maxsize=4096)
+def _compound_kind_of(phrase: str, head: str, settings: Settings) -> bool | None:
+    reader = wordnet(settings)
+    listed = reader.synsets(phrase.replace(" ", "_"), "n")
+    if not listed:
+        return None
+    heads = set(reader.synsets(head, "n"))
+    return any(heads & set(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())) for s in listed)
+
+
+def compound_kind_of(phrase: str, head: str, settings: Settings | None = None) -> bool | None:
+    """For a noun compound ("christmas tree") and its head noun ("tree"): None when WordNet does
+    not list the compound (it is compositional), else whether WordNet makes it a kind of its head
+    (True for "christmas tree", False for "ice cream", which is no cream)."""
+    return _compound_kind_of(phrase.lower(), head.lower(), settings or get_settings())
 
 
 def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> set[str]:

@@ -45,6 +45,7 @@ class Settings:
     query_budget: int = 500
     wordnet_distance: int = 2
     wordnet_senses: int = 1
+    min_zipf: float = 2.5
     scorer: str = "causal"
     alt_lm: str = "offline"
     alt_lm_pool: int = 60
@@ -74,6 +75,8 @@ def _coerce(name: str, value: object) -> object:
             return path if path.is_absolute() else (PROJECT_ROOT / path)
         if kind == "int":
             return int(value)  # type: ignore[arg-type]
+        if kind == "float":
+            return float(value)  # type: ignore[arg-type]
         return str(value)
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"setting {name!r}: cannot read {value!r} as {kind}") from exc

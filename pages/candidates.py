@@ -18,7 +18,7 @@ st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the la
 
 settings = cached.settings()
 with st.form("candidates-form"):
-    hypothesis = st.text_input("Hypothesis H", "A goose is a water bird", key="cand_hypothesis")
+    hypothesis = st.text_input("Hypothesis H", "A goose is a large bird", key="cand_hypothesis")
     left, mid, right = st.columns(3)
     label = left.selectbox("Gold label of (P, H)", LABELS, key="cand_label")
     top_k = mid.number_input("Keep the best", 1, 500, min(settings.top_k, 100), key="cand_top")

@@ -50,14 +50,61 @@ def by(candidates: list[Candidate], operator: str, old: str | None = None) -> li
 
 
 def test_upward_noun_gets_hypernyms_only(settings: Settings) -> None:
-    found = generate("A goose is a water bird.", "E2E", settings)
+    found = generate("A goose is a large bird.", "E2E", settings)
     hyper = by(found, "PerturbHyper", "bird")
-    assert "A goose is a water vertebrate." in {c.text for c in hyper}
+    assert "A goose is a large vertebrate." in {c.text for c in hyper}
     assert all(c.relation is Relation.FORWARD and c.lexical_relation is Relation.FORWARD for c in hyper)
     assert not by(found, "PerturbHypo") and not by(found, "Insertion")
     assert {c.relation for c in found} <= get_setup("E2E").relations
-    deleted = by(found, "Deletion", "water")
+    deleted = by(found, "Deletion", "large")
     assert [c.text for c in deleted] == ["A goose is a bird."]
+
+
+def test_listed_compounds_are_units(settings: Settings) -> None:
+    """WordNet lists "Christmas tree", "ice cream" and "water bird": their heads are not substituted
+    alone, and a modifier is deleted only when the compound is a kind of its head."""
+    tree = generate("Two men carry a Christmas tree.", "C2C", settings)
+    assert tree and not [c for c in tree if c.old in ("tree", "Christmas") and c.edit_kind == "substitution"]
+    assert by(generate("A goose is a water bird.", "E2E", settings), "Deletion", "water")
+    assert not by(generate("A goose is a water bird.", "E2E", settings), "PerturbHyper", "bird")
+    assert not by(generate("A boy eats ice cream.", "E2E", settings), "Deletion")
+    balls = generate("A man sells tennis balls.", "E2E", settings)  # listed, and a kind of ball
+    assert [c.text for c in by(balls, "Deletion", "tennis")] == ["A man sells balls."]
+    assert {c.text for c in by(generate("Two men watch a fencing tournament.", "E2E", settings), "PerturbHyper",
+                               "tournament")} >= {"Two men watch a fencing competition."}
+
+
+def test_insertion_adds_one_modifier_of_a_kind_that_fits_the_noun(settings: Settings) -> None:
+    swim = generate("A boy is swimming slowly in the ocean.", "C2C", settings, inventory=pp_inventory.BUILTIN)
+    inserted = {c.text for c in by(swim, "Insertion")}
+    # The verb already has an adverb and a PP; the noun has neither, and is a person.
+    assert {"A young boy is swimming slowly in the ocean.", "A boy in a red shirt is swimming slowly in the ocean."} <= inserted
+    assert not [t for t in inserted if "swimming slowly in the ocean" not in t]
+    assert "A red boy is swimming slowly in the ocean." not in inserted
+    pants = {c.text for c in by(generate("The man is wearing white pants.", "C2C", settings,
+                                         inventory=pp_inventory.BUILTIN), "Insertion")}
+    assert {"The man is wearing white pants slowly.", "The man is wearing white pants in the park."} <= pants
+    adjectives = set(pp_inventory.BUILTIN.top("adjectives", 8))
+    assert not [t for t in pants if t.split(" white pants")[0].split()[-1] in adjectives]  # "white" is there
+    tree = {c.text for c in by(generate("Two men carry a Christmas tree.", "C2C", settings,
+                                        inventory=pp_inventory.BUILTIN), "Insertion")}
+    assert {"Two men carry a red Christmas tree.", "Two men carry a Christmas tree near a tree."} <= tree
+    assert not tree & {"Two men carry a happy Christmas tree.", "Two men carry a Christmas tree in a red shirt."}
+
+
+def test_inventory_hosts(tmp_path: Path) -> None:
+    inv = pp_inventory.BUILTIN
+    assert "in a red shirt" in inv.top("noun_pps", 8, "animate") and "in a red shirt" not in inv.top("noun_pps", 8, "inanimate")
+    assert "near a tree" in inv.top("noun_pps", 8, "animate") and "near a tree" in inv.top("noun_pps", 8, "inanimate")
+    assert "red" not in inv.top("adjectives", 8, "animate") and inv.top("adverbs", 8, "inanimate") == inv.top("adverbs", 8)
+    # An inventory mined before hosts were counted (no "inanimate") fits every noun.
+    old = tmp_path / "old.json"
+    data = inv.to_json()
+    del data["inanimate"]
+    old.write_text(json.dumps(data), encoding="utf-8")
+    assert pp_inventory.load(old).top("noun_pps", 8, "inanimate") == inv.top("noun_pps", 8)
+    with pytest.raises(ValueError):
+        inv.top("adjectives", 3, "plant")
 
 
 def test_downward_noun_gets_hyponyms_and_insertions(settings: Settings) -> None:
@@ -200,9 +247,14 @@ def test_mined_inventory_drives_insertion(settings: Settings, tmp_path: Path) ->
     assert "in a red shirt" in dict(inventory.noun_pps)
     assert "red" in dict(inventory.adjectives) and "loudly" not in dict(inventory.adverbs)
     assert "of people" not in dict(inventory.noun_pps) and "next to him" not in dict(inventory.verb_pps)
+    # "red" only ever modified "shirt" in the corpus, "with a hat" only people.
+    assert dict(inventory.inanimate) == {"red": 2}
     found = generate("No cat sleeps.", "E2E", settings, inventory=inventory)
     texts = {c.text for c in by(found, "Insertion")}
-    assert {"No cat sleeps in the park.", "No cat with a hat sleeps.", "No red cat sleeps."} <= texts
+    assert {"No cat sleeps in the park.", "No cat with a hat sleeps."} <= texts
+    assert "No red cat sleeps." not in texts
+    shirts = {c.text for c in by(generate("No shirt fits.", "E2E", settings, inventory=inventory), "Insertion")}
+    assert "No red shirt fits." in shirts and "No shirt with a hat fits." not in shirts
 
 
 def test_mine_pps_reports_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

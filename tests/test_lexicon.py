@@ -11,7 +11,8 @@ from engine.settings import Settings, get_settings
 
 @pytest.fixture(scope="module")
 def settings() -> Settings:
-    return get_settings().with_overrides(wordnet_distance=2, wordnet_senses=1)
+    """WordNet's structure, without the frequency floor (tested on its own below)."""
+    return get_settings().with_overrides(wordnet_distance=2, wordnet_senses=1, min_zipf=0)
 
 
 def lemmas(found: tuple[lexicon.LexicalRelative, ...] | list[lexicon.LexicalRelative]) -> set[str]:
@@ -68,3 +69,20 @@ def test_relations_depend_on_the_part_of_speech(settings: Settings) -> None:
     assert as_noun and not as_noun & as_verb
     assert lexicon.synonyms("the", "DET", settings) == ()
     assert lexicon.has_pos("barked", "VERB", settings) and not lexicon.has_pos("quickly", "NOUN", settings)
+
+
+def test_rare_words_and_pronouns_are_not_relatives(settings: Settings) -> None:
+    floor = settings.with_overrides(min_zipf=2.5)
+    assert "clew" in lemmas(lexicon.hypernyms("sign", "NOUN", settings))
+    assert lemmas(lexicon.hypernyms("sign", "NOUN", floor)) >= {"clue", "evidence"}
+    assert "clew" not in lemmas(lexicon.hypernyms("sign", "NOUN", floor))
+    assert not lexicon.common_enough("clew", floor) and lexicon.common_enough("clue", floor)
+    assert lexicon.common_enough("water bird", floor)  # phrases are left to the fluency ranking
+    found = lemmas(lexicon.hypernyms("man", "NOUN", settings))
+    assert "person" in found and not found & {"someone", "somebody"}
+
+
+def test_listed_compounds_and_whether_they_are_kinds_of_their_head(settings: Settings) -> None:
+    assert lexicon.compound_kind_of("Christmas tree", "tree", settings) is True
+    assert lexicon.compound_kind_of("ice cream", "cream", settings) is False
+    assert lexicon.compound_kind_of("fencing tournament", "tournament", settings) is None

@@ -9,12 +9,14 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine import pp_inventory
+from engine import lexicon, pp_inventory
 from engine.candidates import build_fill_in, ranked_candidates
+from engine.datasets import FORMATS, read_pairs
 from engine.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import Setup, get_setup, setups_for_label
 from engine.parse import ParsedSentence, parse, validate_premise
+from engine.parse.repair import wordnet_animacy
 from engine.scoring import SCORERS, build_scorer
 from engine.settings import Settings, get_settings
 
@@ -33,6 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     m = sub.add_parser("mine-pps", help="mine insertable PPs, adjectives and adverbs from a corpus file")
     m.add_argument("file", type=Path, help="text (one sentence a line), TSV or SNLI-style JSONL")
+    m.add_argument("--format", choices=FORMATS, default=None,
+                   help="read FILE as an NLI data file (premises and hypotheses) in this format")
+    m.add_argument("--split", default=None,
+                   help="with --format: only this split (SICK TRAIN/TRIAL/TEST, or a TRAIN/TEST half)")
     m.add_argument("--min-count", type=int, default=5)
     m.add_argument("--limit", type=int, default=None, help="read at most N sentences")
     m.add_argument("--out", type=Path, default=None, help="output JSON (default: settings.pp_inventory)")
@@ -87,10 +93,17 @@ def cmd_mine_pps(args: argparse.Namespace) -> int:
         raise InputError("--min-count must be at least 1")
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit must be at least 1")
-    texts = list(pp_inventory.read_corpus(args.file))[: args.limit]
+    if args.split is not None and args.format is None:
+        raise InputError("--split needs --format (the data file's format)")
+    if args.format is None:
+        texts = list(pp_inventory.read_corpus(args.file))
+    else:
+        texts = [t for p in read_pairs(args.file, args.format, args.split) for t in (p.premise, p.hypothesis)]
+    texts = texts[: args.limit]
     if not texts:
         raise InputError(f"{args.file} holds no sentences")
-    inventory = pp_inventory.mine(_parsed(texts, settings), args.min_count, source=str(args.file))
+    inventory = pp_inventory.mine(_parsed(texts, settings), args.min_count, source=str(args.file),
+                                  is_animate=wordnet_animacy(lexicon.wordnet(settings)))
     out = args.out or settings.pp_inventory
     pp_inventory.save(inventory, out)
     sizes = ", ".join(f"{len(getattr(inventory, c))} {c.replace('_', ' ')}" for c in pp_inventory.CATEGORIES)
