@@ -9,7 +9,9 @@ probability. The search stops at success, when no candidate is left, or at
 
 The relation between the ORIGINAL hypothesis and the current one is composed across rounds
 with the join table; a round only asks for edits whose composition stays inside the setup's
-relation set, and a guard drops any candidate whose composed relation would leave it.
+relation set, and a guard drops any candidate whose composed relation would leave it. For setups
+whose target is neutral, natural logic cannot rule out that P entails the stronger H*; a premise
+check drops edits whose new content words P already contains ("in a red shirt" when P mentions one).
 
 :class:`AttackSearch` runs one round per :meth:`AttackSearch.step` (the app's stepper and
 :func:`attack_pair` both use it); :func:`run_attacks` attacks a data file pair by pair,
@@ -67,6 +69,7 @@ class Round:
     allowed: frozenset[Relation]
     candidates: tuple[Candidate, ...]
     guard_rejected: int
+    premise_rejected: int
     revisited: int
     queried: tuple[Query, ...]
     outcome: str
@@ -78,6 +81,7 @@ class Round:
             "round": self.index, "hypothesis": self.hypothesis,
             "composed": _symbols(self.composed), "allowed": _symbols(self.allowed),
             "ranked": len(self.candidates), "guard_rejected": self.guard_rejected,
+            "premise_rejected": self.premise_rejected,
             "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
             "seconds": round(self.seconds, 3),
             "queried": [
@@ -176,6 +180,24 @@ def guard(candidates: Sequence[Candidate], composed: frozenset[Relation], setup:
     return [c for c in candidates if join_sets(composed, {c.relation}) <= setup.relations]
 
 
+def _content_words(text: str) -> set[str]:
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return {w for w in (t.strip(".,;:!?\"'").lower() for t in text.split()) if w.isalpha() and w not in STOP_WORDS}
+
+
+def premise_check(candidates: Sequence[Candidate], premise: str, setup: Setup) -> list[Candidate]:
+    """For a neutral target: the candidates whose new words bring content P does not already have.
+
+    An edit that makes H stronger with words of P ("a man sweeps" -> "a man in a red shirt sweeps"
+    when P mentions the red shirt) likely leaves P entailing H*, so it could not be neutral.
+    """
+    if setup.target_label != "neutral":
+        return list(candidates)
+    known = _content_words(premise)
+    return [c for c in candidates if not (new := _content_words(c.new)) or not new <= known]
+
+
 def edit_polarity(polarized: PolarizedSentence, candidate: Candidate) -> str:
     """The polarity mark of the word whose context projected the edit (``↑`` for whole-sentence edits)."""
     if candidate.site is None:
@@ -239,7 +261,7 @@ class AttackSearch:
             polarized = polarize(parse(start, settings=self.settings))
         except InputError as exc:
             self._reason = f"unparsable: {exc}"
-            result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), 0, 0, (), "unparsable",
+            result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), 0, 0, 0, (), "unparsable",
                            None, time.monotonic() - began)
             self.rounds.append(result)
             return result
@@ -248,7 +270,8 @@ class AttackSearch:
             fill_in=self.fill_in, alternated=frozenset(state.alternated),
         )
         fresh = [c for c in proposed if c.text not in state.seen]
-        kept = guard(fresh, start_composed, setup)
+        guarded = guard(fresh, start_composed, setup)
+        kept = premise_check(guarded, self.premise, setup)
         ranked = rank(kept, self.scorer, self.settings.top_k)
         queried = self._query(ranked)
         state.seen.update(c.text for c in ranked)
@@ -268,7 +291,8 @@ class AttackSearch:
             self._reason = outcome
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
-            guard_rejected=len(fresh) - len(kept), revisited=len(proposed) - len(fresh),
+            guard_rejected=len(fresh) - len(guarded), premise_rejected=len(guarded) - len(kept),
+            revisited=len(proposed) - len(fresh),
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
         )
         self.rounds.append(result)

@@ -80,7 +80,8 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
                      f"candidates asked ({rnd.seconds:.1f} s)", expanded=expanded):
         st.markdown(f"From **{rnd.hypothesis}** (H → this: {composed}); edits allowed this round: "
                     + " ".join(r.symbol for r in rnd.allowed)
-                    + f". Guard dropped {rnd.guard_rejected}, {rnd.revisited} were already seen.")
+                    + f". The relation guard dropped {rnd.guard_rejected} candidates, the premise check "
+                    f"{rnd.premise_rejected}; {rnd.revisited} were already seen.")
         if not rnd.candidates:
             st.info("No candidate left for this hypothesis.")
             return

@@ -11,7 +11,9 @@ import pytest
 import torch
 
 from annotations.store import Store
-from engine.attack import AttackTools, allowed_next, attack_pair, guard, run_attacks, select_pairs, start_search
+from engine.attack import (
+    AttackTools, allowed_next, attack_pair, guard, premise_check, run_attacks, select_pairs, start_search,
+)
 from engine.candidates import generate_candidates
 from engine.datasets import read_pairs
 from engine.errors import InputError
@@ -79,6 +81,16 @@ def test_guard_drops_candidates_whose_composed_relation_leaves_the_setup(setting
     assert guard(found, frozenset({R.EQUIVALENCE}), setup) == found
     for c in found:
         assert not join_sets(after_alternation, {c.relation}) <= setup.relations
+
+
+def test_premise_check_keeps_neutral_targets_neutral(settings) -> None:
+    found = generate_candidates(polarize(parse("A man sweeps.", settings=settings)), get_setup("E2N"), settings=settings)
+    premise = "A man in a red shirt sweeps the floor of a shop."
+    kept = {c.text for c in premise_check(found, premise, get_setup("E2N"))}
+    texts = {c.text for c in found}
+    assert "A man in a red shirt sweeps." in texts and "A man in a red shirt sweeps." not in kept
+    assert "A man with a hat sweeps." in kept and "It is not true that a man does not sweep." in kept
+    assert premise_check(found, premise, get_setup("C2C")) == found  # P contradicts every stronger H*
 
 
 def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, settings, shared_data: Path) -> None:
@@ -158,8 +170,8 @@ def test_queries_are_evaluated_in_few_growing_batches(tmp_path: Path, tools: Att
                          small(settings, query_budget=40))
     assert (result.status, result.reason, result.queries) == ("failed", "budget", 40)
     assert fresh.evaluations == result.queries
-    # The original pair, then batches of 8, 16 and the 15 queries left: four passes, not 40.
-    assert len(result.rounds) == 1 and fresh.forward_passes == 4
+    # The original pair, then per round batches of 8, 16, 32 (capped by what is left): not one pass per query.
+    assert fresh.forward_passes <= 1 + 3 * len(result.rounds) < result.queries / 4
 
 
 def test_wrong_setup_for_label(victim: Victim, tools: AttackTools, settings) -> None:

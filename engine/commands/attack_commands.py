@@ -132,8 +132,8 @@ def _print_result(result: AttackResult) -> None:
           f"{result.original.label} " + " ".join(f"{l}={p:.2f}" for l, p in zip(LABELS, result.original.probs)))
     for r in result.rounds:
         print(f"round {r.index}: from {r.hypothesis!r} (H {'/'.join(x.symbol for x in r.composed)} it), "
-              f"{len(r.candidates)} ranked, {len(r.queried)} queried, {r.guard_rejected} rejected by the guard -> "
-              f"{r.outcome}")
+              f"{len(r.candidates)} ranked, {len(r.queried)} queried, {r.guard_rejected} rejected by the guard, "
+              f"{r.premise_rejected} by the premise check -> {r.outcome}")
     print(f"status: {result.status}{' (' + result.reason + ')' if result.status == 'failed' else ''}; "
           f"queries {result.queries}, cache hits {result.cache_hits}, {result.seconds:.1f} s")
     if result.status == "success" and result.adversarial is not None:
