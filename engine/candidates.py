@@ -479,7 +479,8 @@ def _fits(word: str, slot: Slot, settings: Settings) -> bool:
         return False
     reader = lexicon.wordnet(settings)
     lemma = reader.morphy(word.lower(), lexicon.WORDNET_POS[slot.upos])
-    return lemma is not None and lemma not in slot.exclude and lemma != slot.lemma.lower()
+    return (lemma is not None and lemma not in slot.exclude and lemma != slot.lemma.lower()
+            and lexicon.plain_word(lemma, slot.upos, settings))
 
 
 @lru_cache(maxsize=8)
@@ -490,26 +491,18 @@ def frequent_lemmas(upos: str, size: int, nltk_data: str) -> tuple[str, ...]:
     from wordfreq import top_n_list
 
     settings = get_settings().with_overrides(nltk_data=nltk_data)
-    reader, pos = lexicon.wordnet(settings), lexicon.WORDNET_POS[upos]
+    pos = lexicon.WORDNET_POS[upos]
     skip = STOP_WORDS | NON_INTERSECTIVE | LIGHT_VERBS
     out = []
     for word in top_n_list("en", 20000):
         if len(word) < 3 or not word.isalpha() or word in skip:
             continue
-        if _main_pos(reader, word) == pos and getLemma(word, upos=upos)[:1] == (word,):
+        if (lexicon.usual_pos(word, settings) == pos and getLemma(word, upos=upos)[:1] == (word,)
+                and lexicon.plain_word(word, upos, settings)):
             out.append(word)
             if len(out) == size:
                 break
     return tuple(out)
-
-
-def _main_pos(reader, word: str) -> str | None:
-    """The WordNet POS with the most senses of the word (its usual part of speech)."""
-    counts: dict[str, int] = {}
-    for synset in reader.synsets(word):
-        pos = synset.pos().replace("s", "a")
-        counts[pos] = counts.get(pos, 0) + 1
-    return max(counts, key=counts.get) if counts else None
 
 
 class FrequencyFillIn:

@@ -3,9 +3,13 @@
 Synonyms are equivalent (≡), hypernyms within ``settings.wordnet_distance`` hops
 are forward (⊏), hyponyms reverse (⊐), co-hyponyms sharing a direct hypernym and
 antonyms are alternations (|, never negation). Only the ``settings.wordnet_senses``
-most frequent senses of a word are used, for its UD part of speech. Single-word relatives
-rarer than ``settings.min_zipf`` on wordfreq's Zipf scale ("clew", "ploughboy") are left out:
-they make unnatural hypotheses that confuse the victim for the wrong reason.
+most frequent senses of a word are used, for its UD part of speech.
+
+Relatives must read as plain English (:func:`plain_word`): not rarer than ``settings.min_zipf``
+on wordfreq's Zipf scale ("clew", "ploughboy"), not a pronoun, not profane, and usually of the
+slot's part of speech ("the rich" is no noun for "people"); senses WordNet labels as slurs,
+obscenities, slang or archaisms are skipped. Such words make hypotheses that confuse the victim,
+and offend annotators, for the wrong reason.
 """
 
 from __future__ import annotations
@@ -84,6 +88,40 @@ def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[...,
     return find
 
 
+# WordNet's usage labels for senses that make poor substitutes.
+AVOIDED_USAGE = frozenset({
+    "disparagement.n.01", "ethnic_slur.n.01", "obscenity.n.02", "slang.n.02", "archaism.n.01",
+})
+
+
+def _plain_sense(synset) -> bool:
+    return not any(d.name() in AVOIDED_USAGE for d in synset.usage_domains())
+
+
+def usual_pos(word: str, settings: Settings | None = None) -> str | None:
+    """The WordNet POS (n, v, a, r) with the most senses of ``word``; None if WordNet lacks it."""
+    counts: dict[str, int] = {}
+    for synset in wordnet(settings).synsets(word.replace(" ", "_")):
+        pos = synset.pos().replace("s", "a")
+        counts[pos] = counts.get(pos, 0) + 1
+    return max(counts, key=counts.get) if counts else None
+
+
+def plain_word(word: str, upos: str, settings: Settings | None = None) -> bool:
+    """Whether ``word`` reads as plain English in a ``upos`` slot: common enough, no pronoun, not
+    profane, and (single words) usually a ``upos`` when WordNet knows it."""
+    from better_profanity import profanity
+
+    settings = settings or get_settings()
+    lowered = word.lower()
+    if lowered in PRONOUN_LEMMAS or not common_enough(word, settings) or profanity.contains_profanity(lowered):
+        return False
+    if " " in word or "-" in word:
+        return True
+    usual = usual_pos(lowered, settings)
+    return usual is None or usual == WORDNET_POS.get(upos, usual)
+
+
 def common_enough(word: str, settings: Settings | None = None) -> bool:
     """Whether a single word is at least ``settings.min_zipf`` frequent (wordfreq); phrases and
     hyphenated words always pass, since wordfreq scores them by their parts."""
@@ -94,18 +132,19 @@ def common_enough(word: str, settings: Settings | None = None) -> bool:
     return zipf_frequency(word, "en") >= (settings or get_settings()).min_zipf
 
 
-def _usable(name: str, original: str, settings: Settings) -> bool:
+def _usable(name: str, original: str, upos: str, settings: Settings) -> bool:
     text = render(name)
     return (
         text.lower() != original.lower()
         and len(text.split()) <= MAX_WORDS
         and all(ch.isalpha() or ch in " -'" for ch in text)
-        and text.lower() not in PRONOUN_LEMMAS
-        and common_enough(text, settings)
+        and plain_word(text, upos, settings)
     )
 
 
-def _collect(original: str, found: Iterable[LexicalRelative], settings: Settings | None) -> tuple[LexicalRelative, ...]:
+def _collect(
+    original: str, upos: str, found: Iterable[LexicalRelative], settings: Settings | None,
+) -> tuple[LexicalRelative, ...]:
     """Usable relatives, one per lemma (the shortest path wins), in discovery order."""
     settings = settings or get_settings()
     best: dict[str, LexicalRelative] = {}
@@ -113,7 +152,7 @@ def _collect(original: str, found: Iterable[LexicalRelative], settings: Settings
         key = rel.lemma.lower()
         if key in best and len(rel.path) >= len(best[key].path):
             continue
-        if _usable(rel.lemma, original, settings):
+        if _usable(rel.lemma, original, upos, settings):
             best[key] = rel
     return tuple(best.values())
 
@@ -126,7 +165,7 @@ def synonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[L
         for s in senses(lemma, upos, settings)
         for l in s.lemmas()
     )
-    return _collect(lemma, found, settings)
+    return _collect(lemma, upos, found, settings)
 
 
 def _walk(start, step: Callable, max_hops: int) -> list[tuple[object, tuple[str, ...]]]:
@@ -150,9 +189,10 @@ def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable
         LexicalRelative(render(l.name()), relation, kind, s.name(), target.name(), path)
         for s in senses(lemma, upos, settings)
         for target, path in _walk(s, step, settings.wordnet_distance)
+        if _plain_sense(target)
         for l in target.lemmas()
     )
-    return _collect(lemma, found, settings)
+    return _collect(lemma, upos, found, settings)
 
 
 @_cached
@@ -179,10 +219,10 @@ def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None) -> tupl
         for s in senses(lemma, upos, settings)
         for parent in s.hypernyms()
         for sibling in parent.hyponyms()
-        if sibling != s
+        if sibling != s and _plain_sense(sibling)
         for l in sibling.lemmas()
     )
-    return tuple(r for r in _collect(lemma, found, settings) if r.lemma.lower() not in taken)
+    return tuple(r for r in _collect(lemma, upos, found, settings) if r.lemma.lower() not in taken)
 
 
 @_cached
@@ -199,9 +239,11 @@ def antonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[L
                     continue
                 for anti in l.antonyms():
                     target = anti.synset()
+                    if not _plain_sense(target):
+                        continue
                     found.append(LexicalRelative(render(anti.name()), Relation.ALTERNATION, "antonym",
                                                  s.name(), target.name(), path + (target.name(),)))
-    return _collect(lemma, found, settings)
+    return _collect(lemma, upos, found, settings)
 
 
 @lru_cache(maxsize=4096)

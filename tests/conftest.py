@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -9,6 +11,13 @@ import pytest
 from engine.settings import PROJECT_ROOT, Settings, get_settings
 
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests see the built-in modifier inventory (unless they pass one), whatever ``mine-pps``
+    has written to var/; subprocesses (CLI, served app) inherit the setting."""
+    os.environ["NATLOG_PP_INVENTORY"] = str(Path(tempfile.mkdtemp(prefix="natlog-tests-")) / "pp_inventory.json")
+    get_settings.cache_clear()
 
 
 @pytest.fixture(scope="session")

@@ -86,3 +86,17 @@ def test_listed_compounds_and_whether_they_are_kinds_of_their_head(settings: Set
     assert lexicon.compound_kind_of("Christmas tree", "tree", settings) is True
     assert lexicon.compound_kind_of("ice cream", "cream", settings) is False
     assert lexicon.compound_kind_of("fencing tournament", "tournament", settings) is None
+
+
+def test_substitutes_read_as_plain_english(settings: Settings) -> None:
+    reader = lexicon.wordnet(settings)
+    # WordNet's girl.n.01 has the slang sense baby.n.05 ("babe") and, two hops down, the profane "bimbo".
+    girl = reader.synset("girl.n.01")
+    assert reader.synset("baby.n.05") in girl.hyponyms()
+    assert reader.synset("bimbo.n.01") in {h for s in girl.hyponyms() for h in [s, *s.hyponyms()]}
+    assert not {"babe", "bimbo"} & lemmas(lexicon.hyponyms("girl", "NOUN", settings))
+    assert "lass" in lemmas(lexicon.hyponyms("girl", "NOUN", settings))
+    assert not lexicon.plain_word("bimbo", "NOUN", settings)
+    assert not lexicon.plain_word("rich", "NOUN", settings)  # usually an adjective
+    assert lexicon.usual_pos("rich", settings) == "a" and lexicon.usual_pos("carry", settings) == "v"
+    assert lexicon.plain_word("puppy", "NOUN", settings) and lexicon.plain_word("carry", "VERB", settings)
