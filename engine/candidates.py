@@ -26,6 +26,7 @@ from engine.models import LoadedModel, load_masked_lm
 from engine.natlog.polarity import PolarizedSentence, PolarizedToken
 from engine.natlog.relations import RELATION_ORDER, Relation, join
 from engine.natlog.setups import Setup
+from engine.parse import ParsedSentence
 from engine.parse.repair import wordnet_animacy
 from engine.pp_inventory import NON_INTERSECTIVE, ModifierInventory, inventory as default_inventory
 from engine.scoring import Scorer, rank
@@ -82,7 +83,11 @@ class Candidate:
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace words [start, end) of H by ``words``; ``relation`` holds between old and new."""
+    """Replace words [start, end) of H by ``words``; ``relation`` holds between old and new.
+
+    ``spaces`` says whether a space follows each new word; by default every new word but the
+    last is followed by one, and the last keeps the spacing of the span it replaces.
+    """
 
     start: int
     end: int
@@ -90,6 +95,7 @@ class Edit:
     relation: Relation
     synsets: tuple[str, ...] = ()
     path: tuple[str, ...] = ()
+    spaces: tuple[bool, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,7 +143,7 @@ def _substitutable(tok: PolarizedToken) -> bool:
     )
 
 
-def compound_status(sentence, head_id: int, first_id: int, settings: Settings) -> bool | None:
+def compound_status(sentence: ParsedSentence, head_id: int, first_id: int, settings: Settings) -> bool | None:
     """For the noun compound spanning words ``first_id``..``head_id`` ("Christmas tree"): None when
     WordNet does not list it, else whether WordNet makes it a kind of its head (see
     :func:`lexicon.compound_kind_of`)."""
@@ -146,7 +152,7 @@ def compound_status(sentence, head_id: int, first_id: int, settings: Settings) -
     return lexicon.compound_kind_of(phrase, head.lemma, settings)
 
 
-def heads_listed_compound(sentence, tok, settings: Settings) -> bool:
+def heads_listed_compound(sentence: ParsedSentence, tok: PolarizedToken, settings: Settings) -> bool:
     """Whether the token is the head of a noun compound WordNet lists as one word ("Christmas tree",
     "ice cream"): such a unit is not substituted word by word."""
     t = tok.token
@@ -232,7 +238,7 @@ def _after(ctx: Context, head_id: int) -> int:
     return max(t.id for t in sentence.subtree(objects[-1].id))
 
 
-def _has_modifier(sentence, head_id: int, kind: str) -> bool:
+def _has_modifier(sentence: ParsedSentence, head_id: int, kind: str) -> bool:
     """Whether the head already has an adjective (``amod``), a non-negating adverb (``advmod``),
     or a PP (``nmod`` / ``obl`` with a preposition)."""
     for child in sentence.children(head_id):
@@ -296,11 +302,16 @@ OPERATORS: dict[Relation, tuple[tuple[str, Operator], ...]] = {
 }
 
 
-def _prefixed(ctx: Context, prefix: str, upto: int, tail: tuple[str, ...], relation: Relation) -> Edit:
-    """Put a negation prefix before H, replacing words [0, upto) by ``tail``."""
-    first = ctx.polarized.sentence.tokens[0]
-    tail = (uncapitalise(tail[0], first.upos), *tail[1:]) if tail else ()
-    return Edit(0, upto, (*prefix.split(), *tail), relation)
+def _prefixed(ctx: Context, prefix: str, upto: int, replacement: tuple[str, ...], relation: Relation) -> Edit:
+    """Put a negation prefix before H and replace word ``upto - 1`` by ``replacement``; the words
+    before it are carried over with their own spacing ("foster-child" stays one word)."""
+    tokens = ctx.polarized.sentence.tokens
+    head = prefix.split()
+    tail = [t.text for t in tokens[: upto - 1]] + list(replacement)
+    tail[0] = uncapitalise(tail[0], tokens[0].upos)
+    spaces = ([True] * len(head) + [t.space_after for t in tokens[: upto - 1]]
+              + [True] * (len(replacement) - 1) + [tokens[upto - 1].space_after])
+    return Edit(0, upto, (*head, *tail), relation, spaces=tuple(spaces))
 
 
 def sentence_negations(ctx: Context) -> Iterator[tuple[str, Edit, Relation]]:
@@ -309,7 +320,6 @@ def sentence_negations(ctx: Context) -> Iterator[tuple[str, Edit, Relation]]:
     The double negation's relation is join(projected predicate negation, ^), kept only
     when that join is a single relation.
     """
-    words = ctx.words
     for prefix in NEGATION_PREFIXES:
         yield "AddNeg", Edit(0, 0, tuple(prefix.split()), Relation.NEGATION), Relation.NEGATION
     root = ctx.polarized.sentence.root
@@ -322,7 +332,7 @@ def sentence_negations(ctx: Context) -> Iterator[tuple[str, Edit, Relation]]:
     if len(joined) == 1:
         (relation,) = joined
         for prefix in NEGATION_PREFIXES:
-            edit = _prefixed(ctx, prefix, index + 1, (*words[:index], *replacement), relation)
+            edit = _prefixed(ctx, prefix, index + 1, replacement, relation)
             yield "DoubleNegation", edit, relation
 
 
@@ -340,6 +350,8 @@ def apply_edit(ctx: Context, edit: Edit) -> tuple[tuple[str, ...], str, tuple[in
             flags[edit.start - 1] = flags[edit.end - 1]
     elif edit.start > 0:
         new_flags[-1], flags[edit.start - 1] = flags[edit.start - 1], True
+    if edit.spaces is not None:
+        new_flags = list(edit.spaces)
     words = words[: edit.start] + list(edit.words) + words[edit.end:]
     flags = flags[: edit.start] + new_flags + flags[edit.end:]
     new_span = (edit.start, edit.start + len(edit.words))

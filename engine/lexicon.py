@@ -94,8 +94,17 @@ AVOIDED_USAGE = frozenset({
 })
 
 
+# Noun senses this close to WordNet's root (entity, abstraction, object, group, thing, ...) say
+# nothing about the word they would replace ("a group of people" -> "a group of abstractions").
+MIN_NOUN_DEPTH = 3
+
+
 def _plain_sense(synset) -> bool:
     return not any(d.name() in AVOIDED_USAGE for d in synset.usage_domains())
+
+
+def _specific(synset) -> bool:
+    return synset.pos() != "n" or synset.min_depth() >= MIN_NOUN_DEPTH
 
 
 def usual_pos(word: str, settings: Settings | None = None) -> str | None:
@@ -189,7 +198,7 @@ def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable
         LexicalRelative(render(l.name()), relation, kind, s.name(), target.name(), path)
         for s in senses(lemma, upos, settings)
         for target, path in _walk(s, step, settings.wordnet_distance)
-        if _plain_sense(target)
+        if _plain_sense(target) and _specific(target)
         for l in target.lemmas()
     )
     return _collect(lemma, upos, found, settings)
@@ -197,7 +206,8 @@ def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable
 
 @_cached
 def hypernyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
-    """Lemmas of hypernyms (instance hypernyms included) within the distance threshold (⊏)."""
+    """Lemmas of hypernyms (instance hypernyms included) within the distance threshold (⊏), except
+    WordNet's top noun categories (depth below ``MIN_NOUN_DEPTH``)."""
     return _related_by(
         lemma, upos, settings, lambda s: s.hypernyms() + s.instance_hypernyms(), Relation.FORWARD, "hypernym"
     )

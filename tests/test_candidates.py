@@ -173,6 +173,11 @@ def test_double_negation_relation_is_the_join(settings: Settings) -> None:
     assert downward and all(c.relation is expected for c in downward)
 
 
+def test_double_negation_keeps_the_spacing_of_the_words_it_carries(settings: Settings) -> None:
+    texts = {c.text for c in by(generate("The boy's foster-child plays.", "E2E", settings), "DoubleNegation")}
+    assert "It is not true that the boy's foster-child does not play." in texts
+
+
 def test_alternations_and_their_lock(settings: Settings) -> None:
     found = generate("The man is tall.", "E2C", settings)
     assert "The man is short." in {c.text for c in by(found, "PerturbAnto", "tall")}

@@ -100,3 +100,12 @@ def test_substitutes_read_as_plain_english(settings: Settings) -> None:
     assert not lexicon.plain_word("rich", "NOUN", settings)  # usually an adjective
     assert lexicon.usual_pos("rich", settings) == "a" and lexicon.usual_pos("carry", settings) == "v"
     assert lexicon.plain_word("puppy", "NOUN", settings) and lexicon.plain_word("carry", "VERB", settings)
+
+
+def test_no_hypernym_from_the_top_of_the_noun_hierarchy(settings: Settings) -> None:
+    reader = lexicon.wordnet(settings)
+    people = reader.synset("people.n.01")
+    assert reader.synset("abstraction.n.06") in {h for g in people.hypernyms() for h in g.hypernyms()}
+    assert not {"group", "grouping", "abstraction"} & lemmas(lexicon.hypernyms("people", "NOUN", settings))
+    assert "person" in lemmas(lexicon.hypernyms("man", "NOUN", settings))  # person.n.01 is deep enough
+    assert "move" in lemmas(lexicon.hypernyms("carry", "VERB", settings))  # verbs have shallow hierarchies
