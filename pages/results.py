@@ -17,7 +17,8 @@ with open_store() as store:
     if not rows:
         st.info("No attack run yet. Start one with `python -m engine attack --data FILE --setup E2E ...`.")
         st.stop()
-    table = pd.DataFrame([asdict(r) for r in rows]).set_index("run")
+    table = pd.DataFrame([asdict(r) for r in rows]).set_index("run").round(
+        {"asr": 3, "hvasr": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1, "seconds": 1})
     st.subheader("Runs")
     st.caption("ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human "
                "majority label equals the target label, over attacked pairs (only once judgments exist). "
@@ -51,4 +52,5 @@ with open_store() as store:
                    "add up to more than 1.")
         st.plotly_chart(px.bar(parts, x="value", y="successful", hover_data=["share", "qn_mean", "ppl_mean"],
                                title=f"{run}: by {group}"), width="stretch", key=f"by-{group}")
-        st.dataframe(parts.drop(columns=["run", "group"]).set_index("value"), width="stretch")
+        st.dataframe(parts.drop(columns=["run", "group"]).set_index("value").round(
+            {"share": 3, "qn_mean": 1, "ppl_mean": 1}), width="stretch")
