@@ -7,7 +7,7 @@ import plotly.express as px
 import streamlit as st
 
 from app.auth import admin_session, open_store
-from engine.metrics import GROUPS, breakdown, run_metrics
+from engine.metrics import load_report, run_metrics
 
 st.title("Attack results")
 
@@ -43,8 +43,9 @@ with open_store() as store:
                            width="stretch")
     else:
         left.info("This run has no successful attack yet.")
-    for group in GROUPS:
-        parts = pd.DataFrame([asdict(b) for b in breakdown(store, group, run)])
+    tables = load_report(store, run)
+    for group, rows in (("operator", tables.operators), ("polarity", tables.polarity)):
+        parts = pd.DataFrame([asdict(b) for b in rows])
         if parts.empty:
             continue
         st.subheader(f"Successful attacks by {group}")

@@ -92,3 +92,19 @@ def test_results_page_without_runs(admin) -> None:
     app = signed_in(RESULTS, *admin)
     assert not app.exception
     assert "No attack run yet" in app.info[0].value
+
+
+def test_results_page_shows_runs_and_breakdowns(admin) -> None:
+    from tests.test_annotations_store import make_record, start
+
+    with Store.open(settings=get_settings()) as store:
+        run = start(store, "e2c-run")
+        store.record_attack(run, make_record(0, operators=("AddNeg", "PerturbHyper"), polarity="↑↓"))
+        store.record_attack(run, make_record(1, operators=("AddNeg",), polarity="↑"))
+        store.record_attack(run, make_record(2, "failed", operators=()))
+    app = signed_in(RESULTS, *admin)
+    assert not app.exception and not app.error
+    runs, operators, polarity = (frame.value for frame in app.dataframe)
+    assert runs.loc["e2c-run", "successful"] == 2 and runs.loc["e2c-run", "asr"] == pytest.approx(0.667)
+    assert operators["successful"].to_dict() == {"AddNeg": 2, "PerturbHyper": 1}
+    assert polarity["successful"].to_dict() == {"↑": 2, "↓": 1}
