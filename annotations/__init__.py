@@ -1,12 +1,21 @@
-"""Annotation store and crowd validation: runs, attacks, judgments, agreement, HVASR."""
+"""Human validation of attacks: annotators, items, judgments, agreement, HVASR (over the runs store)."""
 
 from annotations.records import (
-    ATTACK_STATUSES, LABELS, Annotator, AttackRecord, ImportReport, Judgment, Progress,
-    QueueItem, Run, StoredAttack,
+    LABELS,
+    Annotator,
+    AttackRecord,
+    AttackStatus,
+    ImportReport,
+    Judgment,
+    NLILabel,
+    Progress,
+    QueueItem,
+    Run,
+    StoredAttack,
 )
 from annotations.store import Store
 
 __all__ = [
-    "ATTACK_STATUSES", "LABELS", "Annotator", "AttackRecord", "ImportReport", "Judgment",
+    "LABELS", "Annotator", "AttackRecord", "AttackStatus", "ImportReport", "Judgment", "NLILabel",
     "Progress", "QueueItem", "Run", "Store", "StoredAttack",
 ]

@@ -12,7 +12,13 @@ from annotations import assignment, auth
 from annotations.aggregation import agreement, hvasr, item_results
 from annotations.export import export_rows
 from annotations.records import (
-    AgreementReport, Annotator, HvasrRow, ItemResult, Judgment, Progress, QueueItem,
+    AgreementReport,
+    Annotator,
+    HvasrRow,
+    ItemResult,
+    Judgment,
+    Progress,
+    QueueItem,
 )
 from annotations.store import Store
 

@@ -12,7 +12,12 @@ import numpy as np
 from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
 
 from annotations.records import (
-    LABELS, AgreementReport, AnnotatorAgreement, HvasrRow, ItemResult, StoredAttack,
+    LABELS,
+    AgreementReport,
+    AnnotatorAgreement,
+    HvasrRow,
+    ItemResult,
+    StoredAttack,
 )
 from annotations.store import Store
 from engine.errors import InputError

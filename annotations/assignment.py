@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from annotations.records import LABELS, Progress, QueueItem
+from annotations.records import NLILabel, Progress, QueueItem
 from annotations.store import Store, iso
 from engine.errors import InputError
 
@@ -91,12 +91,9 @@ def _gold_due(store: Store, annotator_id: int) -> bool:
     return row["gold"] < (row["n"] + 1) * store.gold_percent // 100
 
 
-def check_label(label: str) -> str:
-    """The label normalised to lower case, or InputError naming the three allowed."""
-    normalised = str(label).strip().lower()
-    if normalised not in LABELS:
-        raise InputError(f"label {label!r} is not one of {', '.join(LABELS)}")
-    return normalised
+def check_label(label: str) -> NLILabel:
+    """The label as an :class:`NLILabel` (any case), or InputError naming the three allowed."""
+    return NLILabel.parse(label, "a label")
 
 
 def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent: bool = False,

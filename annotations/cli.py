@@ -7,32 +7,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 
-from annotations import auth
+from annotations import auth, schema
 from annotations.aggregation import HVASR_GROUPS, agreement, hvasr, item_results, state_counts
 from annotations.crowd_import import import_votes
 from annotations.export import EXPORT_FORMATS, export_rows, write_export
 from annotations.records import ROLES
-from annotations.schema import SCHEMA_VERSION
+from annotations.report import load_report
 from annotations.store import Store
+from engine.commands.report_commands import print_report
 from engine.errors import InputError
 from engine.settings import SettingsError, get_settings
-
-
-def _cell(value: object) -> str:
-    if value is None:
-        return "-"
-    return f"{value:.3f}" if isinstance(value, float) else str(value)
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
-    cells = [[_cell(v) for v in row] for row in rows]
-    widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
-    lines = [headers, *cells]
-    return "\n".join("  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
-                     for line in lines)
+from engine.tables import format_cell, format_table
+from runstore import schema as run_schema
 
 
 def _open(args: argparse.Namespace) -> Store:
@@ -41,7 +29,8 @@ def _open(args: argparse.Namespace) -> Store:
 
 def cmd_init(args: argparse.Namespace) -> int:
     with _open(args) as store:
-        print(f"store {store.path} at schema version {SCHEMA_VERSION}")
+        print(f"store {store.path} at schema version runs {run_schema.schema_version(store.db)}, "
+              f"annotations {schema.schema_version(store.db)}")
     return 0
 
 
@@ -63,7 +52,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 def cmd_annotators(args: argparse.Namespace) -> int:
     with _open(args) as store:
         people = auth.annotators(store)
-    print(_table(("name", "role", "source", "created", "revoked"),
+    print(format_table(("name", "role", "source", "created", "revoked"),
                  [(p.name, p.role, p.source, p.created_at, p.revoked_at) for p in people]))
     return 0
 
@@ -72,18 +61,18 @@ def cmd_progress(args: argparse.Namespace) -> int:
     with _open(args) as store:
         counts = state_counts(item_results(store))
     total = sum(counts.values())
-    print(_table(("items", *counts), [(total, *counts.values())]))
+    print(format_table(("items", *counts), [(total, *counts.values())]))
     return 0
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
     with _open(args) as store:
         report = agreement(store)
-    print(f"Fleiss' kappa: {_cell(report.fleiss_kappa)} "
+    print(f"Fleiss' kappa: {format_cell(report.fleiss_kappa)} "
           f"over {report.fleiss_items} items with k votes")
-    print(f"Krippendorff's alpha: {_cell(report.krippendorff_alpha)} "
+    print(f"Krippendorff's alpha: {format_cell(report.krippendorff_alpha)} "
           f"over {report.alpha_votes} votes")
-    print(_table(
+    print(format_table(
         ("annotator", "votes", "agree w/ majority", "gold votes", "gold accuracy",
          "not fluent", "mean s"),
         [(a.name, a.votes, a.agreement, a.gold_votes, a.gold_accuracy, a.not_fluent_share,
@@ -95,9 +84,16 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_hvasr(args: argparse.Namespace) -> int:
     with _open(args) as store:
         rows = hvasr(store, args.by)
-    print(_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "HVASR"),
+    print(format_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "HVASR"),
                  [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.hvasr)
                   for r in rows]))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        tables = load_report(store, args.run)
+    print_report(tables, args.csv)
     return 0
 
 
@@ -149,6 +145,10 @@ def build_parser() -> argparse.ArgumentParser:
     add("agreement", cmd_agreement, "Fleiss' kappa, Krippendorff's alpha, per-annotator agreement")
     p = add("hvasr", cmd_hvasr, "human-validated attack success rate")
     p.add_argument("--by", choices=HVASR_GROUPS, default="run")
+    p = add("report", cmd_report, "ASR, HVASR, QN and PPL per run (paper Tables 4-5), with breakdowns")
+    p.add_argument("--run", default=None, help="only this run")
+    p.add_argument("--csv", type=Path, default=None,
+                   help="write the run table here, and the breakdowns beside it (-operator.csv, -polarity.csv)")
     p = add("export", cmd_export, "attacks with victim outputs, votes and majority")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="csv")
     p.add_argument("--run", default=None, help="only this run")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.attack import AttackTools
-from engine.candidates import FillIn, build_fill_in
+from engine.edits import FillIn
+from engine.fill_in import build_fill_in
 from engine.parse import Parser, load_parser
 from engine.scoring import Scorer, build_scorer
 from engine.settings import Settings, get_settings

@@ -1,4 +1,4 @@
-"""Shared rendering: dependency arcs, polarity marks, operator scopes, candidates, victim probabilities."""
+"""Shared rendering: dependency arcs, polarity marks, trigger scopes, candidates, victim probabilities."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import plotly.graph_objects as go
 from spacy import displacy
 
 from engine.candidates import Candidate
-from engine.datasets import LABELS
-from engine.natlog.operators import ScopedOperator
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation
+from engine.natlog.triggers import ScopedTrigger
 from engine.parse import ParsedSentence
 from engine.victim import Prediction
+from runstore.vocab import LABELS
 
 
 def dependency_svg(sentence: ParsedSentence) -> str:
@@ -53,8 +53,8 @@ ARGUMENT_COLOURS = ("#d0ebff", "#ffe8cc", "#e5dbff", "#d3f9d8", "#fff3bf")
 
 
 def polarity_html(polarized: PolarizedSentence) -> str:
-    """The sentence with a coloured arrow after each word; operator triggers in bold."""
-    triggers = {i for op in polarized.operators for i in op.anchors}
+    """The sentence with a coloured arrow after each word; trigger words in bold."""
+    triggers = {i for op in polarized.triggers for i in op.anchors}
     parts = []
     for pt in polarized.tokens:
         mark = pt.polarity.mark
@@ -62,23 +62,23 @@ def polarity_html(polarized: PolarizedSentence) -> str:
         if pt.token.id in triggers:
             word = f"<b style='text-decoration:underline'>{word}</b>"
         parts.append(
-            f"<span class='natlog-token' title='{escape(', '.join(pt.operators) or 'no operator')}'>{word}"
+            f"<span class='natlog-token' title='{escape(', '.join(pt.triggers) or 'no trigger')}'>{word}"
             f"<sup style='color:{POLARITY_COLOURS[mark]};font-weight:700'>{mark}</sup></span>"
         )
     return f"<div style='font-size:1.6rem;line-height:2.6rem'>{' '.join(parts)}</div>"
 
 
-def scope_html(polarized: PolarizedSentence, operator: ScopedOperator) -> str:
-    """One operator's scope: trigger words boxed, each argument's tokens on its own colour."""
+def scope_html(polarized: PolarizedSentence, trigger: ScopedTrigger) -> str:
+    """One trigger's scope: its words boxed, each argument's tokens on its own colour."""
     colour_of = {}
-    for k, argument in enumerate(operator.arguments):
+    for k, argument in enumerate(trigger.arguments):
         for i in argument.tokens:
             colour_of.setdefault(i, ARGUMENT_COLOURS[k % len(ARGUMENT_COLOURS)])
     parts = []
     for pt in polarized.tokens:
         i, word = pt.token.id, escape(pt.token.text)
         style = "padding:1px 4px;border-radius:4px;"
-        if i in operator.triggers:
+        if i in trigger.triggers:
             style += "border:2px solid #343a40;font-weight:700;"
         if i in colour_of:
             style += f"background:{colour_of[i]};"
@@ -86,18 +86,18 @@ def scope_html(polarized: PolarizedSentence, operator: ScopedOperator) -> str:
     legend = " ".join(
         f"<span style='background:{ARGUMENT_COLOURS[k % len(ARGUMENT_COLOURS)]};padding:1px 6px;border-radius:4px'>"
         f"{escape(a.role)}: {escape(a.projectivity.name)}</span>"
-        for k, a in enumerate(operator.arguments)
+        for k, a in enumerate(trigger.arguments)
     )
-    return (f"<div style='margin:0.3rem 0'><code>{escape(operator.name)}</code>&nbsp; {' '.join(parts)}"
+    return (f"<div style='margin:0.3rem 0'><code>{escape(trigger.name)}</code>&nbsp; {' '.join(parts)}"
             f"<div style='font-size:0.85rem;margin-top:2px'>{legend}</div></div>")
 
 
 def projection_table(polarized: PolarizedSentence) -> pd.DataFrame:
-    """Per token: polarity, operators over it, and the projection of each of the seven relations."""
+    """Per token: polarity, triggers over it, and the projection of each of the seven relations."""
     rows = []
     for pt in polarized.tokens:
         row = {"id": pt.token.id, "token": pt.token.text, "polarity": pt.polarity.mark,
-               "operators": " > ".join(pt.operators)}
+               "triggers": " > ".join(pt.triggers)}
         row.update({f"{r.symbol} {r.name.lower()}": p.symbol for r, p in zip(RELATION_ORDER, pt.projection)})
         rows.append(row)
     return pd.DataFrame(rows).set_index("id")

@@ -12,19 +12,19 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from annotations.store import Store  # noqa: E402
-from engine.attack import AttackTools, run_attacks  # noqa: E402
-from engine.metrics import format_table, run_metrics  # noqa: E402
-from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
-from engine.settings import get_settings  # noqa: E402
-from engine.victim import load_victim  # noqa: E402
+from engine.attack import AttackTools
+from engine.metrics import run_metrics
+from engine.natlog.setups import SETUPS, get_setup
+from engine.runner import run_attacks
+from engine.settings import get_settings
+from engine.tables import record_table
+from engine.victim import load_victim
+from runstore.store import RunStore
+from runstore.vocab import AttackStatus
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,7 @@ def main() -> None:
     victim = load_victim(args.victim, settings=settings)
     tools = AttackTools.build(settings, alt_lm=not args.no_alt_lm)
     print(f"models loaded in {time.monotonic() - began:.1f} s", flush=True)
-    with Store.open(args.db, settings) as store:
+    with RunStore.open(args.db) as store:
         for name in args.setups.split(","):
             setup = get_setup(name)
             report = run_attacks(
@@ -68,16 +68,16 @@ def main() -> None:
             )
             print(f"{setup.name}: {report.selected} pairs ({report.resumed} resumed), {report.attacked} attacked, "
                   f"{report.successful} successful, {report.skipped} skipped in {report.seconds:.1f} s", flush=True)
-        print(format_table(run_metrics(store)))
+        print(record_table(run_metrics(store)))
         print("\nPerplexity of the successful attacks' H and H* (mean / median)")
         rows = []
         for run in store.runs():
-            won = [a.record for a in store.attacks(run.id, with_trace=False) if a.record.status == "success"]
+            won = [a.record for a in store.attacks(run.id, with_trace=False) if a.record.status == AttackStatus.SUCCESS]
             if won:
                 before = tools.ppl_scorer.score([r.hypothesis for r in won])
                 after = [r.perplexity for r in won if r.perplexity is not None]
                 rows.append(PerplexityRow(run.name, len(won), spread(before), spread(after)))
-        print(format_table(rows))
+        print(record_table(rows))
 
 
 if __name__ == "__main__":

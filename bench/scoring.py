@@ -17,25 +17,22 @@ from __future__ import annotations
 import argparse
 import csv
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import torch
+from tqdm import tqdm
 
-import torch  # noqa: E402
-from tqdm import tqdm  # noqa: E402
-
-from engine.candidates import generate_candidates  # noqa: E402
-from engine.errors import InputError  # noqa: E402
-from engine.models import load_causal_lm, load_masked_lm, resolve_device  # noqa: E402
-from engine.natlog.polarity import polarize  # noqa: E402
-from engine.natlog.setups import setups_for_label  # noqa: E402
-from engine.parse import parse  # noqa: E402
-from engine.resources import minilm_path  # noqa: E402
-from engine.scoring import CausalLMScorer, MaskedLMScorer, Scorer  # noqa: E402
-from engine.settings import get_settings  # noqa: E402
+from engine.candidates import generate_candidates
+from engine.errors import InputError
+from engine.models import load_causal_lm, load_masked_lm, resolve_device
+from engine.natlog.polarity import polarize
+from engine.natlog.setups import setups_for_label
+from engine.parse import parse
+from engine.resources import minilm_path
+from engine.scoring import CausalLMScorer, MaskedLMScorer, Scorer
+from engine.settings import get_settings
 
 
 def candidate_texts(path: Path, n: int) -> list[str]:
@@ -50,7 +47,7 @@ def candidate_texts(path: Path, n: int) -> list[str]:
             except (InputError, IndexError):
                 continue
             for setup in setups_for_label(row[3].lower()):
-                for c in generate_candidates(polarized, setup)[:8]:
+                for c in generate_candidates(polarized, setup.relations, setup=setup.name)[:8]:
                     if c.text not in texts and len(texts) < n:
                         texts.append(c.text)
                         bar.update(1)

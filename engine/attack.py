@@ -1,4 +1,4 @@
-"""The NatLogAttack search (Zheng & Zhu 2023, Section 3.4) and batch runs over data files.
+"""The NatLogAttack search (Zheng & Zhu 2023, Section 3.4) on one pair.
 
 Only pairs the victim gets right are attacked. Each round generates the natural-logic
 candidates of the current hypothesis, ranks them by fluency and queries the victim in rank
@@ -9,44 +9,51 @@ probability. The search stops at success, when no candidate is left, or at
 
 The relation between the ORIGINAL hypothesis and the current one is composed across rounds
 with the join table; a round only asks for edits whose composition stays inside the setup's
-relation set, and a guard drops any candidate whose composed relation would leave it. For setups
-whose target is neutral, natural logic cannot rule out that P entails the stronger H*; a premise
-check drops edits whose new content words P already contains ("in a red shirt" when P mentions one).
+relation set. Each round's candidates then pass the constraint chain (:mod:`engine.constraints`:
+the relation guard on the composed relation, the premise check for neutral targets, ...), which
+tallies what each constraint dropped in the round's ``rejected``.
 
 :class:`AttackSearch` runs one round per :meth:`AttackSearch.step` (the app's stepper and
-:func:`attack_pair` both use it); :func:`run_attacks` attacks a data file pair by pair,
-committing each result to the store so an interrupted run resumes where it stopped.
+:func:`attack_pair` both use it); batch runs over data files are in :mod:`engine.runner`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import random
+import enum
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timezone
-from pathlib import Path
+from datetime import datetime
 
-from tqdm import tqdm
-
-from annotations.records import AttackRecord, Run
-from annotations.store import Store
-from engine.candidates import Candidate, FillIn, build_fill_in, generate_candidates
-from engine.datasets import LABELS, NLIPair, read_pairs
+from engine.candidates import generate_candidates
+from engine.constraints import CheckContext, ConstraintChain
+from engine.edits import Candidate, FillIn
 from engine.errors import InputError
-from engine.models import lm_dtype_name
+from engine.fill_in import build_fill_in
 from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.projectivity import Polarity
-from engine.natlog.relations import RELATION_ORDER, Relation, join_sets
+from engine.natlog.relations import RELATION_ORDER, Relation, join_sets, relation_symbols
 from engine.natlog.setups import Setup
 from engine.parse import parse, validate_premise, validate_text
 from engine.scoring import Scorer, build_scorer, rank
 from engine.settings import Settings, get_settings
 from engine.victim import Prediction, QueryCounter, Victim
+from runstore.records import AttackRecord
+from runstore.vocab import LABELS, AttackStatus, NLILabel
 
 Generator = Callable[..., list[Candidate]]
 PREFETCH = 8
+SKIP_REASON = "victim already wrong"
+
+
+class RoundOutcome(enum.StrEnum):
+    """How a round ended."""
+
+    SUCCESS = "success"  # a queried candidate left the target label
+    EXHAUSTED = "exhausted"  # every ranked candidate asked; the next round starts from the best
+    BUDGET = "budget"  # the query budget is spent
+    NO_CANDIDATES = "no-candidates"  # nothing left to ask
+    UNPARSABLE = "unparsable"  # the current hypothesis could not be parsed
 
 
 @dataclass(frozen=True)
@@ -68,20 +75,18 @@ class Round:
     composed: frozenset[Relation]
     allowed: frozenset[Relation]
     candidates: tuple[Candidate, ...]
-    guard_rejected: int
-    premise_rejected: int
+    rejected: dict[str, int]
     revisited: int
     queried: tuple[Query, ...]
-    outcome: str
+    outcome: RoundOutcome
     chosen: int | None
     seconds: float
 
     def to_json(self) -> dict[str, object]:
         return {
             "round": self.index, "hypothesis": self.hypothesis,
-            "composed": _symbols(self.composed), "allowed": _symbols(self.allowed),
-            "ranked": len(self.candidates), "guard_rejected": self.guard_rejected,
-            "premise_rejected": self.premise_rejected,
+            "composed": relation_symbols(self.composed), "allowed": relation_symbols(self.allowed),
+            "ranked": len(self.candidates), "rejected": dict(self.rejected),
             "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
             "seconds": round(self.seconds, 3),
             "queried": [
@@ -103,7 +108,7 @@ class DerivationStep:
 
     def to_json(self) -> dict[str, object]:
         return {"round": self.round, "from": self.source, **self.candidate.to_json(),
-                "polarity": self.polarity, "composed": _symbols(self.composed)}
+                "polarity": self.polarity, "composed": relation_symbols(self.composed)}
 
 
 @dataclass(frozen=True)
@@ -117,10 +122,10 @@ class AttackResult:
 
     premise: str
     hypothesis: str
-    gold_label: str
+    gold_label: NLILabel
     setup: str
-    target_label: str
-    status: str
+    target_label: NLILabel
+    status: AttackStatus
     reason: str
     original: Prediction
     adversarial: Prediction | None
@@ -139,7 +144,7 @@ class AttackResult:
             "setup": self.setup, "target_label": self.target_label, "status": self.status,
             "reason": self.reason, "original": self.original.to_json(),
             "adversarial": self.adversarial.to_json() if self.adversarial else None,
-            "adversarial_hypothesis": self.adversarial_hypothesis, "relation": _symbols(self.relation),
+            "adversarial_hypothesis": self.adversarial_hypothesis, "relation": relation_symbols(self.relation),
             "derivation": [s.to_json() for s in self.derivation],
             "rounds": [r.to_json() for r in self.rounds], "queries": self.queries,
             "cache_hits": self.cache_hits, "perplexity": self.perplexity, "seconds": round(self.seconds, 3),
@@ -147,7 +152,7 @@ class AttackResult:
 
     def to_record(self, pair_index: int, started: datetime, finished: datetime) -> AttackRecord:
         """The store's record of this attack."""
-        won = self.status == "success"
+        won = self.status is AttackStatus.SUCCESS
         return AttackRecord(
             pair_index=pair_index, premise=self.premise, hypothesis=self.hypothesis,
             gold_label=self.gold_label, status=self.status, source_label=self.gold_label,
@@ -160,42 +165,15 @@ class AttackResult:
             operators=tuple(s.candidate.operator for s in self.derivation) if won else (),
             polarity="".join(s.polarity for s in self.derivation) if won else None,
             derivation=[s.to_json() for s in self.derivation] if won else None,
-            trace={"reason": self.reason, "relation": _symbols(self.relation),
+            trace={"reason": self.reason, "relation": relation_symbols(self.relation),
                    "rounds": [r.to_json() for r in self.rounds], "seconds": round(self.seconds, 3)},
             started_at=started, finished_at=finished,
         )
 
 
-def _symbols(relations: Collection[Relation]) -> list[str]:
-    return [r.symbol for r in RELATION_ORDER if r in relations]
-
-
 def allowed_next(composed: frozenset[Relation], setup: Setup) -> frozenset[Relation]:
     """Relations an edit may have so that H's composed relation to the result stays in the setup."""
     return frozenset(r for r in RELATION_ORDER if join_sets(composed, {r}) <= setup.relations)
-
-
-def guard(candidates: Sequence[Candidate], composed: frozenset[Relation], setup: Setup) -> list[Candidate]:
-    """The candidates whose relation, composed with H's relation to their source, stays in the setup."""
-    return [c for c in candidates if join_sets(composed, {c.relation}) <= setup.relations]
-
-
-def _content_words(text: str) -> set[str]:
-    from spacy.lang.en.stop_words import STOP_WORDS
-
-    return {w for w in (t.strip(".,;:!?\"'").lower() for t in text.split()) if w.isalpha() and w not in STOP_WORDS}
-
-
-def premise_check(candidates: Sequence[Candidate], premise: str, setup: Setup) -> list[Candidate]:
-    """For a neutral target: the candidates whose new words bring content P does not already have.
-
-    An edit that makes H stronger with words of P ("a man sweeps" -> "a man in a red shirt sweeps"
-    when P mentions the red shirt) likely leaves P entailing H*, so it could not be neutral.
-    """
-    if setup.target_label != "neutral":
-        return list(candidates)
-    known = _content_words(premise)
-    return [c for c in candidates if not (new := _content_words(c.new)) or not new <= known]
 
 
 def edit_polarity(polarized: PolarizedSentence, candidate: Candidate) -> str:
@@ -221,7 +199,9 @@ class AttackSearch:
         self, premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim, *,
         scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
         ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
+        chain: ConstraintChain | None = None,
     ) -> None:
+        gold_label = NLILabel.parse(gold_label, "the pair's label")
         if gold_label != setup.source_label:
             raise InputError(
                 f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {gold_label!r}"
@@ -231,6 +211,7 @@ class AttackSearch:
         hypothesis = validate_text(hypothesis, self.settings.max_chars)
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
         self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
+        self.chain = chain or ConstraintChain.default()
         self.ppl_scorer = ppl_scorer or scorer
         self._perplexity: float | None = None
         self.counter: QueryCounter = victim.counter()
@@ -239,7 +220,7 @@ class AttackSearch:
         self.original = self.counter.predict_one(premise, hypothesis)
         self._state = _State(hypothesis, frozenset({Relation.EQUIVALENCE}), [], set(), {hypothesis})
         self._success: Prediction | None = None
-        self._reason = "" if self.original.label == gold_label else "victim already wrong"
+        self._reason = "" if self.original.label == gold_label else SKIP_REASON
 
     @property
     def done(self) -> bool:
@@ -250,7 +231,7 @@ class AttackSearch:
         return self.settings.query_budget - self.counter.queries
 
     def step(self) -> Round:
-        """Run one round: generate, guard, rank, then query in rank order."""
+        """Run one round: generate, check (the constraint chain), rank, then query in rank order."""
         if self.done:
             raise InputError(f"the attack is over ({self._reason})")
         began = time.monotonic()
@@ -261,38 +242,37 @@ class AttackSearch:
             polarized = polarize(parse(start, settings=self.settings))
         except InputError as exc:
             self._reason = f"unparsable: {exc}"
-            result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), 0, 0, 0, (), "unparsable",
-                           None, time.monotonic() - began)
+            result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), {}, 0, (),
+                           RoundOutcome.UNPARSABLE, None, time.monotonic() - began)
             self.rounds.append(result)
             return result
         proposed = self.generate(
-            polarized, dataclasses.replace(setup, relations=allowed), settings=self.settings,
+            polarized, allowed, setup=setup.name, settings=self.settings,
             fill_in=self.fill_in, alternated=frozenset(state.alternated),
         )
         fresh = [c for c in proposed if c.text not in state.seen]
-        guarded = guard(fresh, start_composed, setup)
-        kept = premise_check(guarded, self.premise, setup)
-        ranked = rank(kept, self.scorer, self.settings.top_k)
+        checked = self.chain.apply(fresh, CheckContext(setup, self.premise, start_composed))
+        ranked = rank(checked.kept, self.scorer, self.settings.top_k)
         queried = self._query(ranked)
         state.seen.update(c.text for c in ranked)
         chosen: int | None = None
+        outcome: RoundOutcome
         if self._success is not None:
-            outcome, chosen = "success", len(queried) - 1
+            outcome, chosen = RoundOutcome.SUCCESS, len(queried) - 1
         elif len(queried) < len(ranked):
-            outcome = "budget"
+            outcome = RoundOutcome.BUDGET
         elif not queried:
-            outcome = "budget" if self.budget_left <= 0 else "no-candidates"
+            outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.NO_CANDIDATES
         else:
             chosen = min(range(len(queried)), key=lambda k: queried[k].prediction.prob(setup.target_label))
-            outcome = "budget" if self.budget_left <= 0 else "exhausted"
+            outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.EXHAUSTED
         if chosen is not None:
             self._advance(polarized, ranked[chosen])
-        if outcome != "exhausted":
-            self._reason = outcome
+        if outcome is not RoundOutcome.EXHAUSTED:
+            self._reason = outcome.value
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
-            guard_rejected=len(fresh) - len(guarded), premise_rejected=len(guarded) - len(kept),
-            revisited=len(proposed) - len(fresh),
+            rejected=checked.rejected, revisited=len(proposed) - len(fresh),
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
         )
         self.rounds.append(result)
@@ -351,7 +331,8 @@ class AttackSearch:
         """The result so far (final once :attr:`done`)."""
         state = self._state
         won = self._success is not None
-        status = "success" if won else ("skipped" if self._reason == "victim already wrong" else "failed")
+        status = (AttackStatus.SUCCESS if won else
+                  AttackStatus.SKIPPED if self._reason == SKIP_REASON else AttackStatus.FAILED)
         hstar = state.hypothesis if won else None
         return AttackResult(
             premise=self.premise, hypothesis=self.hypothesis, gold_label=self.gold_label,
@@ -393,54 +374,3 @@ def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, vi
                 tools: AttackTools, settings: Settings | None = None) -> AttackResult:
     """Attack one pair to the end."""
     return start_search(premise, hypothesis, gold_label, setup, victim, tools, settings).run()
-
-
-def select_pairs(pairs: Sequence[NLIPair], setup: Setup, limit: int | None, seed: int) -> list[tuple[int, NLIPair]]:
-    """The pairs a run attacks: those labelled with the setup's source label, a seeded sample of
-    ``limit`` of them, in file order; each keeps its index in the file."""
-    eligible = [(k, p) for k, p in enumerate(pairs) if p.label == setup.source_label]
-    if limit is not None and limit < len(eligible):
-        eligible = sorted(random.Random(seed).sample(eligible, limit), key=lambda item: item[0])
-    return eligible
-
-
-@dataclass(frozen=True)
-class RunReport:
-    """What one invocation of a batch run did."""
-
-    run: Run
-    selected: int
-    resumed: int
-    attacked: int
-    successful: int
-    skipped: int
-    seconds: float
-
-
-def run_attacks(
-    store: Store, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim: Victim,
-    tools: AttackTools, settings: Settings, *, limit: int | None = None, seed: int = 0,
-    split: str | None = None, pairs: Sequence[NLIPair] | None = None, progress: bool = True,
-) -> RunReport:
-    """Attack the selected pairs of ``data`` (``pairs``: already read from it), committing each
-    result; pairs already stored for ``run_name`` are not attacked again (resume)."""
-    pairs = read_pairs(data, fmt, split) if pairs is None else pairs
-    chosen = select_pairs(pairs, setup, limit, seed)
-    config = {"limit": limit, "split": split, "query_budget": settings.query_budget, "top_k": settings.top_k,
-              "scorer": settings.scorer, "lm_dtype": lm_dtype_name(settings),
-              "alt_lm": settings.alt_lm if tools.fill_in else "none"}
-    run = store.start_run(run_name, setup.name, victim_name, data, fmt, seed, config)
-    done = store.done_pair_indices(run.id)
-    todo = [(k, p) for k, p in chosen if k not in done]
-    began = time.monotonic()
-    counts = {"success": 0, "skipped": 0, "failed": 0}
-    bar = tqdm(todo, desc=f"attack {setup.name}", unit="pair", disable=not progress)
-    for index, pair in bar:
-        started = datetime.now(timezone.utc)
-        result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
-        store.record_attack(run.id, result.to_record(index, started, datetime.now(timezone.utc)))
-        counts[result.status] += 1
-        bar.set_postfix(success=counts["success"], skipped=counts["skipped"], failed=counts["failed"])
-    store.finish_run(run.id)
-    return RunReport(run, len(chosen), len(chosen) - len(todo), len(todo) - counts["skipped"],
-                     counts["success"], counts["skipped"], time.monotonic() - began)

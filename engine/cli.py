@@ -5,13 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-from engine.commands import attack_commands, candidate_commands, natlog_commands, parse_commands
+from engine.commands import (
+    attack_commands,
+    candidate_commands,
+    natlog_commands,
+    parse_commands,
+    report_commands,
+    resource_commands,
+    victim_commands,
+)
 from engine.errors import InputError
 from engine.resources import ResourceError
 from engine.settings import SettingsError
 
 # Each module adds its subcommands with ``register(subparsers)``.
-COMMAND_MODULES = (parse_commands, attack_commands, natlog_commands, candidate_commands)
+COMMAND_MODULES = (
+    resource_commands, parse_commands, natlog_commands, candidate_commands, victim_commands, attack_commands,
+    report_commands,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

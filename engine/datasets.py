@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.errors import InputError
-from engine.natlog.relations import NLI_LABELS as LABELS
+from runstore.vocab import NLILabel
 
 FORMATS = ("auto", "snli", "mnli", "tsv", "mnli-tsv", "sick", "conjnli", "help")
 HASH_SPLITS = ("TRAIN", "TEST")
@@ -51,12 +51,12 @@ class NLIPair:
     genre: str = ""
 
 
-def normalize_label(raw: str, where: str) -> str:
-    """Map a gold label spelling (any case) to one of :data:`LABELS`."""
-    label = raw.strip().lower()
-    if label not in LABELS:
-        raise InputError(f"{where}: unknown label {raw.strip()!r}; expected one of {', '.join(LABELS)}")
-    return label
+def normalize_label(raw: str, where: str) -> NLILabel:
+    """Map a gold label spelling (any case) to an :class:`NLILabel`."""
+    try:
+        return NLILabel.parse(raw)
+    except InputError as exc:
+        raise InputError(f"{where}: {exc}") from None
 
 
 def _lines(path: Path) -> Iterator[tuple[int, str]]:
@@ -240,5 +240,5 @@ def hash_split(pair: NLIPair) -> str:
     Lets one file (e.g. SNLI test) give disjoint pairs to train a victim (``TRAIN``) and to
     evaluate or attack it (``TEST``).
     """
-    digest = hashlib.sha1(f"{pair.source}\t{pair.pair_id}".encode("utf-8")).digest()
+    digest = hashlib.sha1(f"{pair.source}\t{pair.pair_id}".encode()).digest()
     return HASH_SPLITS[digest[0] & 1]

@@ -1,5 +1,9 @@
-"""User-facing errors: raised for bad input, shown as one clear message."""
+"""User-facing errors: raised for bad input, shown as one clear message.
 
+The type is defined once, in the runs store below the engine, so that every layer raises and
+catches the same class.
+"""
 
-class InputError(ValueError):
-    """The user's input (text, file, option) cannot be processed as given."""
+from runstore.errors import InputError
+
+__all__ = ["InputError"]

@@ -17,12 +17,26 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache, wraps
-from pathlib import Path
+from typing import TYPE_CHECKING
 
+from engine.inflection import NEGATION_WORDS
 from engine.natlog.relations import Relation
 from engine.resources import ResourceError, check_wordnet, use_nltk_data
 from engine.settings import Settings, get_settings
 
+if TYPE_CHECKING:
+    from engine.parse.sentence import Token
+
+# Modifiers that are not intersective (deleting or inserting them is not a monotone edit).
+NON_INTERSECTIVE = frozenset({
+    "only", "just", "even", "also", "too", "very", "so", "more", "most", "less", "least", "almost",
+    "nearly", "hardly", "barely", "scarcely", "all", "other", "same", "such", "former", "fake",
+    "alleged", "many", "few", "several", "much", "own", "last", "next", "first", "then", "now",
+    "again", "there", "here", "as", "rather", "quite", "really", "still", "yet", "ever", "about",
+    "possibly", "probably", "maybe", "perhaps", "supposedly", "apparently", "seemingly",
+}) | NEGATION_WORDS
+# Verbs too light to substitute or modify on their own ("have a look", "get going").
+LIGHT_VERBS = frozenset({"be", "have", "do", "get"})
 WORDNET_POS = {"NOUN": "n", "VERB": "v", "ADJ": "a", "ADV": "r"}
 MAX_WORDS = 3
 # WordNet lists these as nouns (person.n.01 has "someone", "somebody"); as substitutes they read
@@ -47,12 +61,11 @@ class LexicalRelative:
 
 def wordnet(settings: Settings | None = None):
     """The NLTK WordNet reader over the project's WordNet 3.0 copy (raises ResourceError if absent)."""
-    return _wordnet((settings or get_settings()).nltk_data)
+    return _wordnet(settings or get_settings())
 
 
-@lru_cache(maxsize=2)
-def _wordnet(nltk_data: Path):
-    settings = get_settings().with_overrides(nltk_data=nltk_data)
+@lru_cache(maxsize=8)
+def _wordnet(settings: Settings):
     status = check_wordnet(settings)
     if not status.found:
         raise ResourceError(f"WordNet is missing: {status.fix}")
@@ -281,7 +294,23 @@ def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> s
     return names
 
 
-def has_pos(word: str, upos: str, settings: Settings | None = None) -> bool:
-    """Whether WordNet lists ``word`` (any inflection) with the UD part of speech ``upos``."""
-    pos = WORDNET_POS.get(upos)
-    return pos is not None and bool(wordnet(settings).synsets(word.replace(" ", "_"), pos))
+# Animacy (the relative-clause parse repair, and which modifiers fit a noun) ------------------
+
+ANIMATE_LEXNAMES = {"noun.person", "noun.animal", "noun.group"}
+INANIMATE_PRONOUNS = {"it", "this", "that", "which", "what", "something", "anything", "nothing", "everything"}
+
+
+def wordnet_animacy(reader) -> "Callable[[Token], bool]":
+    """Animacy from WordNet: a noun is animate when its most frequent sense is a person, animal or group.
+
+    Names and personal pronouns count as animate; nouns WordNet lacks too (no evidence to move a clause).
+    """
+    def is_animate(token: "Token") -> bool:
+        if token.upos == "PROPN":
+            return True
+        if token.upos == "PRON":
+            return token.text.lower() not in INANIMATE_PRONOUNS
+        synsets = reader.synsets(token.lemma.lower(), "n")
+        return not synsets or synsets[0].lexname() in ANIMATE_LEXNAMES
+
+    return is_animate

@@ -3,8 +3,9 @@
 - ASR: successful attacks / attacked pairs (pairs the victim got right; skipped pairs excluded).
 - QN: queries of successful attacks (mean and median).
 - PPL: mean causal-LM perplexity of H* over successful attacks.
-- HVASR (from ``annotations.aggregation.hvasr``): shown once any attack of the run has a
-  majority judgment.
+- HVASR: human judgments live in the annotation layer above the engine, which passes them in
+  (``human``: run name -> :class:`HumanValidation`; ``annotations.report`` does); shown once any
+  attack of the run has a majority judgment.
 """
 
 from __future__ import annotations
@@ -12,15 +13,23 @@ from __future__ import annotations
 import csv
 import statistics
 from collections import defaultdict
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from annotations.aggregation import hvasr
-from annotations.records import Run, StoredAttack
-from annotations.store import Store
+from runstore.records import Run, StoredAttack
+from runstore.store import RunStore
+from runstore.vocab import AttackStatus
 
 GROUPS = ("operator", "polarity")
+
+
+@dataclass(frozen=True)
+class HumanValidation:
+    """A run's human validation: HVASR and how many of its attacks have a majority judgment."""
+
+    hvasr: float | None
+    judged: int
 
 
 @dataclass(frozen=True)
@@ -65,8 +74,8 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
               hvasr_value: float | None = None, judged: int = 0) -> RunMetrics:
     """Metrics of one run's attacks."""
     records = [a.record for a in attacks]
-    attacked = [r for r in records if r.status != "skipped"]
-    won = [r for r in attacked if r.status == "success"]
+    attacked = [r for r in records if r.status != AttackStatus.SKIPPED]
+    won = [r for r in attacked if r.status == AttackStatus.SUCCESS]
     queries = [float(r.queries) for r in won]
     ppl = [r.perplexity for r in won if r.perplexity is not None]
     seconds = sum((r.finished_at - r.started_at).total_seconds() for r in records
@@ -90,14 +99,15 @@ class Report:
     polarity: list[BreakdownRow]
 
 
-def _load(store: Store, run: str | None) -> list[tuple[Run, list[StoredAttack]]]:
+def _load(store: RunStore, run: str | None) -> list[tuple[Run, list[StoredAttack]]]:
     """Each run in the store (or only ``run``) with its attacks, read without traces."""
     runs = [store.run(run)] if run else store.runs()
     return [(r, store.attacks(r.id, with_trace=False)) for r in runs]
 
 
-def _metrics(store: Store, loaded: Sequence[tuple[Run, list[StoredAttack]]]) -> list[RunMetrics]:
-    human = {row.value: row for row in hvasr(store, "run")} if loaded else {}
+def _metrics(loaded: Sequence[tuple[Run, list[StoredAttack]]],
+             human: Mapping[str, HumanValidation] | None) -> list[RunMetrics]:
+    human = human or {}
     out = []
     for r, attacks in loaded:
         row = human.get(r.name)
@@ -111,7 +121,7 @@ def _metrics(store: Store, loaded: Sequence[tuple[Run, list[StoredAttack]]]) -> 
 def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str) -> list[BreakdownRow]:
     rows = []
     for r, attacks in loaded:
-        won = [a for a in attacks if a.record.status == "success"]
+        won = [a for a in attacks if a.record.status == AttackStatus.SUCCESS]
         buckets: dict[str, list[StoredAttack]] = defaultdict(list)
         for attack in won:
             for value in attack.record.edit_values(group):
@@ -126,44 +136,17 @@ def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str) -> 
     return rows
 
 
-def run_metrics(store: Store, run: str | None = None) -> list[RunMetrics]:
+def run_metrics(store: RunStore, run: str | None = None,
+                human: Mapping[str, HumanValidation] | None = None) -> list[RunMetrics]:
     """One :class:`RunMetrics` per run in the store (or only ``run``)."""
-    return _metrics(store, _load(store, run))
+    return _metrics(_load(store, run), human)
 
 
-def breakdown(store: Store, group: str, run: str | None = None) -> list[BreakdownRow]:
-    """Successful attacks per operator or per edit polarity (each value in H*'s derivation counted once)."""
-    if group not in GROUPS:
-        raise ValueError(f"group must be one of {GROUPS}")
-    return _breakdown(_load(store, run), group)
-
-
-def load_report(store: Store, run: str | None = None) -> Report:
+def load_report(store: RunStore, run: str | None = None,
+                human: Mapping[str, HumanValidation] | None = None) -> Report:
     """Run metrics and both breakdowns, reading each run's attacks once."""
     loaded = _load(store, run)
-    return Report(_metrics(store, loaded), _breakdown(loaded, "operator"), _breakdown(loaded, "polarity"))
-
-
-RATIOS = frozenset({"asr", "hvasr", "share"})
-
-
-def _cell(value: object, ratio: bool) -> str:
-    if value is None:
-        return "-"
-    if isinstance(value, float):
-        return f"{value:.3f}" if ratio else f"{value:.1f}"
-    return str(value)
-
-
-def format_table(rows: Sequence[object], columns: Sequence[str] | None = None) -> str:
-    """A markdown table of dataclass rows (ratios with three decimals, other floats with one)."""
-    if not rows:
-        return "(no rows)"
-    columns = list(columns or [f.name for f in fields(rows[0])])  # type: ignore[arg-type]
-    body = [[_cell(getattr(row, c), c in RATIOS) for c in columns] for row in rows]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(cells) + " |" for cells in body]
-    return "\n".join(lines)
+    return Report(_metrics(loaded, human), _breakdown(loaded, "operator"), _breakdown(loaded, "polarity"))
 
 
 def write_csv(rows: Sequence[object], path: Path) -> None:

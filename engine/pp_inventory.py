@@ -21,19 +21,11 @@ from pathlib import Path
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from engine.errors import InputError
-from engine.inflection import NEGATION_WORDS
+from engine.lexicon import NON_INTERSECTIVE
 from engine.parse import ParsedSentence, Token
 from engine.settings import Settings, get_settings
 
 MAX_PP_WORDS = 5
-# Modifiers that are not intersective (deleting or inserting them is not a monotone edit).
-NON_INTERSECTIVE = frozenset({
-    "only", "just", "even", "also", "too", "very", "so", "more", "most", "less", "least", "almost",
-    "nearly", "hardly", "barely", "scarcely", "all", "other", "same", "such", "former", "fake",
-    "alleged", "many", "few", "several", "much", "own", "last", "next", "first", "then", "now",
-    "again", "there", "here", "as", "rather", "quite", "really", "still", "yet", "ever", "about",
-    "possibly", "probably", "maybe", "perhaps", "supposedly", "apparently", "seemingly",
-}) | NEGATION_WORDS
 CATEGORIES = ("noun_pps", "verb_pps", "adjectives", "adverbs")
 NOUN_CATEGORIES = ("noun_pps", "adjectives")
 HOSTS = ("animate", "inanimate")

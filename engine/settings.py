@@ -52,6 +52,7 @@ class Settings:
     alt_lm_top: int = 5
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
     insertions_per_slot: int = 8
+    disabled_operators: str = ""
     torch_threads: int = 0
     annotations_k: int = 3
     annotations_gold_percent: int = 10

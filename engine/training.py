@@ -17,12 +17,13 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from engine.datasets import LABELS, NLIPair, read_pairs
+from engine.datasets import NLIPair, read_pairs
 from engine.errors import InputError
 from engine.models import resolve_device
 from engine.resources import minilm_path
 from engine.settings import Settings
 from engine.victim import Victim, offline_victim_dir
+from runstore.vocab import LABELS
 
 CARD_FILE = "training.json"
 

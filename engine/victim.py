@@ -21,11 +21,11 @@ from pathlib import Path
 
 import torch
 
-from engine.datasets import LABELS
 from engine.errors import InputError
 from engine.models import model_dtype, resolve_device
 from engine.resources import ResourceError
 from engine.settings import Settings, get_settings
+from runstore.vocab import LABELS
 
 OFFLINE_VICTIM_DIR = "victim-offline"
 MAX_TOKENS = 256

@@ -9,10 +9,13 @@ from app import cached
 from app.auth import admin_session, open_store
 from app.widgets import candidate_html, derivation_lines, probability_figure
 from engine.attack import AttackSearch, Round, start_search
-from engine.datasets import FORMATS, LABELS, NLIPair, read_pairs
+from engine.constraints import describe_rejected
+from engine.datasets import FORMATS, NLIPair, read_pairs
 from engine.errors import InputError
+from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.resources import ResourceError
+from runstore.vocab import LABELS
 
 STATE = "attack_search"
 
@@ -75,13 +78,13 @@ def round_frame(search: AttackSearch, rnd: Round) -> pd.DataFrame:
 
 
 def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
-    composed = " ".join(r.symbol for r in rnd.composed)
+    composed = format_relations(rnd.composed, " ")
     with st.expander(f"Round {rnd.index}: {rnd.outcome} — {len(rnd.queried)} of {len(rnd.candidates)} "
                      f"candidates asked ({rnd.seconds:.1f} s)", expanded=expanded):
         st.markdown(f"From **{rnd.hypothesis}** (H → this: {composed}); edits allowed this round: "
-                    + " ".join(r.symbol for r in rnd.allowed)
-                    + f". The relation guard dropped {rnd.guard_rejected} candidates, the premise check "
-                    f"{rnd.premise_rejected}; {rnd.revisited} were already seen.")
+                    + format_relations(rnd.allowed, " ")
+                    + f". Dropped by the constraints: {describe_rejected(rnd.rejected)}; "
+                    f"{rnd.revisited} were already seen.")
         if not rnd.candidates:
             st.info("No candidate left for this hypothesis.")
             return
@@ -166,7 +169,7 @@ else:
     final = result.derivation[-1].candidate
     st.success(f"The victim was fooled after {result.queries} queries: it now answers "
                f"**{result.adversarial.label}**, while P and H* stand in relation "
-               f"{' '.join(r.symbol for r in result.relation)} to H, so the label is {result.target_label}.")
+               f"{format_relations(result.relation, ' ')} to H, so the label is {result.target_label}.")
     st.markdown(f"<div style='font-size:1.3rem'>H*: {candidate_html(final)}</div>", unsafe_allow_html=True)
     if result.perplexity is not None:
         st.caption(f"Perplexity of H* under the causal LM: {result.perplexity:.1f}")
@@ -175,5 +178,5 @@ else:
     st.subheader("Derivation H → H*")
     for step_ in result.derivation:
         st.markdown(f"**Round {step_.round}** (edit polarity {step_.polarity}, H → result: "
-                    f"{' '.join(r.symbol for r in step_.composed)})")
+                    f"{format_relations(step_.composed, ' ')})")
         st.markdown("\n".join(f"- {line}" for line in derivation_lines(step_.candidate)))

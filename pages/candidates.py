@@ -4,13 +4,15 @@ import streamlit as st
 
 from app import cached
 from app.widgets import candidate_html, candidates_table, derivation_lines, polarity_html
-from engine.candidates import ranked_candidates
-from engine.datasets import LABELS
+from engine.candidates import propose
+from engine.constraints import describe_rejected
 from engine.errors import InputError
 from engine.natlog.polarity import polarize
+from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.parse import parse
 from engine.resources import ResourceError
+from runstore.vocab import LABELS
 
 st.title("Attack candidates")
 st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the label as the setup asks, "
@@ -18,6 +20,8 @@ st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the la
 
 settings = cached.settings()
 with st.form("candidates-form"):
+    premise = st.text_input("Premise P (optional; the premise check of neutral targets reads it)", "",
+                            key="cand_premise")
     hypothesis = st.text_input("Hypothesis H", "A goose is a large bird", key="cand_hypothesis")
     left, mid, right = st.columns(3)
     label = left.selectbox("Gold label of (P, H)", LABELS, key="cand_label")
@@ -33,19 +37,20 @@ try:
     polarized = polarize(parse(hypothesis, settings=settings))
     setups = setups_for_label(label)
     with st.spinner("Generating and ranking candidates…"):
-        ranked = ranked_candidates(polarized, setups, cached.scorer(), settings=settings,
-                                   fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k))
+        proposals = propose(polarized, setups, cached.scorer(), premise=premise.strip() or None,
+                            settings=settings, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k))
 except (InputError, ResourceError) as exc:
     st.error(str(exc))
     st.stop()
 
 st.markdown(polarity_html(polarized), unsafe_allow_html=True)
-tabs = st.tabs([f"{s.name} ({s.source_label} → {s.target_label})" for s in setups])
-for setup, tab in zip(setups, tabs):
-    rows = [c for c in ranked if c.setup == setup.name]
+tabs = st.tabs([f"{p.setup.name} ({p.setup.source_label} → {p.setup.target_label})" for p in proposals])
+for proposal, tab in zip(proposals, tabs):
+    setup, rows = proposal.setup, list(proposal.candidates)
     with tab:
         st.caption(f"{SETUPS[setup.name].description}. Relations H → H* allowed: "
-                   + " ".join(r.symbol for r in setup.relations) + f". {len(rows)} candidates.")
+                   + format_relations(setup.relations, " ") + f". {proposal.generated} generated; dropped by "
+                   f"the constraints: {describe_rejected(proposal.rejected)}; {len(rows)} ranked.")
         if not rows:
             st.info("No candidate: no word's position lets a lexical edit project into this setup's relations.")
             continue

@@ -1,10 +1,15 @@
-"""Parse & polarity inspector: UD parse, polarity marks, operator scopes, relation projection."""
+"""Parse & polarity inspector: UD parse, polarity marks, trigger scopes, relation projection."""
 
 import streamlit as st
 
 from app import cached
 from app.widgets import (
-    allowed_edits_table, dependency_svg, polarity_html, projection_table, scope_html, token_table,
+    allowed_edits_table,
+    dependency_svg,
+    polarity_html,
+    projection_table,
+    scope_html,
+    token_table,
 )
 from engine.errors import InputError
 from engine.natlog.polarity import polarize
@@ -40,14 +45,14 @@ for warning in polarized.warnings:
 
 st.subheader("Polarity")
 st.markdown(polarity_html(polarized), unsafe_allow_html=True)
-st.caption("Bold, underlined words trigger operators; hover a word to see the operators over it.")
+st.caption("Bold, underlined words are monotonicity triggers (quantifiers, negators, ...); hover a word to see the triggers over it.")
 
 st.subheader("Operators and their scopes")
-if polarized.operators:
-    for operator in polarized.operators:
-        st.markdown(scope_html(polarized, operator), unsafe_allow_html=True)
+if polarized.triggers:
+    for trigger in polarized.triggers:
+        st.markdown(scope_html(polarized, trigger), unsafe_allow_html=True)
 else:
-    st.info("No monotonicity operator found: every word is in an upward context.")
+    st.info("No monotonicity trigger found: every word is in an upward context.")
 
 tab_projection, tab_edits, tab_parse = st.tabs(["Relation projection", "Allowed local edits", "Dependency parse"])
 with tab_projection:

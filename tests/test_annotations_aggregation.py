@@ -6,7 +6,13 @@ import pytest
 
 from annotations import Store, auth
 from annotations.aggregation import (
-    agreement, fleiss_kappa, hvasr, item_results, krippendorff_alpha, majority, state_counts,
+    agreement,
+    fleiss_kappa,
+    hvasr,
+    item_results,
+    krippendorff_alpha,
+    majority,
+    state_counts,
 )
 from annotations.assignment import submit
 from engine.errors import InputError

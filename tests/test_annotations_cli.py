@@ -134,7 +134,7 @@ def test_export_csv_and_jsonl(capsys, db: Path, tmp_path: Path) -> None:
 def test_hvasr_table(capsys, db: Path) -> None:
     code, out, _ = run_cli(capsys, "hvasr", "--by", "setup", "--db", str(db))
     assert code == 0
-    assert out.splitlines()[1].split() == ["E2C", "3", "2", "0", "0", "0.667", "0.000"]
+    assert out.splitlines()[2] == "| E2C | 3 | 2 | 0 | 0 | 0.667 | 0.000 |"
 
 
 def test_module_entry_point_reports_errors_without_traceback(db: Path) -> None:

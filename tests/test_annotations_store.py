@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from annotations import AttackRecord, Store
-from annotations import schema
+from annotations import AttackRecord, Store, schema
 from annotations.schema import SCHEMA_VERSION, schema_version
 from engine.errors import InputError
 from engine.settings import PROJECT_ROOT, Settings

@@ -4,7 +4,7 @@ real BERT victim whose output bias makes it answer "contradiction" on every inpu
 from __future__ import annotations
 
 import dataclasses
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -12,16 +12,23 @@ import torch
 
 from annotations.store import Store
 from engine.attack import (
-    AttackTools, allowed_next, attack_pair, guard, premise_check, run_attacks, select_pairs, start_search,
+    AttackTools,
+    allowed_next,
+    attack_pair,
+    guard,
+    premise_check,
+    run_attacks,
+    select_pairs,
+    start_search,
 )
 from engine.candidates import generate_candidates
 from engine.datasets import read_pairs
 from engine.errors import InputError
+from engine.models import lm_dtype, lm_dtype_name
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import SETUPS, Setup, get_setup
 from engine.parse import parse
-from engine.models import lm_dtype, lm_dtype_name
 from engine.victim import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
@@ -105,7 +112,7 @@ def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, sett
                          dataclasses.replace(tools, generate=spy), settings)
     assert result.status == "skipped" and result.original.label == "contradiction"
     assert result.rounds == () and result.queries == 1 and calls == []
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     record = result.to_record(7, now, now)
     assert record.status == "skipped" and record.adversarial_hypothesis is None
 

@@ -9,7 +9,11 @@ import pytest
 
 from engine import cli, lexicon, pp_inventory
 from engine.candidates import (
-    Candidate, FrequencyFillIn, MaskedLMFillIn, generate_candidates, merge_duplicates,
+    Candidate,
+    FrequencyFillIn,
+    MaskedLMFillIn,
+    generate_candidates,
+    merge_duplicates,
 )
 from engine.inflection import inflect
 from engine.models import load_causal_lm, load_masked_lm
@@ -226,7 +230,7 @@ def test_alt_lm_offline_fill_in_gives_unrelated_same_pos_words(settings: Setting
     assert alt and all(c.relation in get_setup("E2C").relations for c in alt)
     assert by(found, "AltLM", "sleeps")
     for c in by(found, "AltLM", "sleeps"):
-        assert lexicon.has_pos(c.new, "VERB", settings) and c.new.endswith("s")
+        assert lexicon.wordnet(settings).synsets(c.new, "v") and c.new.endswith("s")
         lemma = lexicon.wordnet(settings).morphy(c.new, "v")
         assert lemma not in lexicon.related_lemmas("sleep", "VERB", settings)
 
@@ -238,7 +242,7 @@ def test_alt_lm_masked_fill_in_mechanics(settings: Settings, tmp_path: Path) -> 
     alt = by(found, "AltLM", "sleeps")
     assert alt and len(alt) <= settings.alt_lm_top
     for c in alt:
-        assert c.new.isalpha() and lexicon.has_pos(c.new, "VERB", settings)
+        assert c.new.isalpha() and lexicon.wordnet(settings).synsets(c.new, "v")
 
 
 def test_mined_inventory_drives_insertion(settings: Settings, tmp_path: Path) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.datasets import LABELS, detect_format, read_pairs
+from engine.datasets import detect_format, read_pairs
 from engine.errors import InputError
+from runstore.vocab import LABELS
 
 
 def test_snli_tsv_reads_every_row(shared_data: Path) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from engine.inflection import (
-    fix_article, indefinite_article, inflect, is_negated, match_case, negate_predicate, uncapitalise,
+    fix_article,
+    indefinite_article,
+    inflect,
+    is_negated,
+    match_case,
+    negate_predicate,
+    uncapitalise,
 )
 from engine.parse import parse
 

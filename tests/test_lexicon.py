@@ -68,7 +68,6 @@ def test_relations_depend_on_the_part_of_speech(settings: Settings) -> None:
     assert "talk" in as_verb and "talk" not in as_noun
     assert as_noun and not as_noun & as_verb
     assert lexicon.synonyms("the", "DET", settings) == ()
-    assert lexicon.has_pos("barked", "VERB", settings) and not lexicon.has_pos("quickly", "NOUN", settings)
 
 
 def test_rare_words_and_pronouns_are_not_relatives(settings: Settings) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -16,7 +16,7 @@ from annotations.store import Store
 from engine.commands.attack_commands import cmd_report
 from engine.metrics import breakdown, format_table, load_report, run_metrics, write_csv
 
-T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PROBS = {"entailment": 0.2, "neutral": 0.2, "contradiction": 0.6}
 
 

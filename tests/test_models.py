@@ -8,7 +8,15 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.models import cpu_has_bf16, lm_dtype, lm_dtype_name, load_causal_lm, load_masked_lm, model_dtype, resolve_device
+from engine.models import (
+    cpu_has_bf16,
+    lm_dtype,
+    lm_dtype_name,
+    load_causal_lm,
+    load_masked_lm,
+    model_dtype,
+    resolve_device,
+)
 from engine.resources import ResourceError, minilm_path
 from engine.settings import SettingsError, get_settings
 

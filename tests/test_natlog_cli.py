@@ -23,7 +23,7 @@ def test_polarize_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["polarize", "No dog barks", "--json", "--pretokenized"]) == 0
     data = json.loads(capsys.readouterr().out)
     dog = data["tokens"][1]
-    assert dog["polarity"] == "↓" and dog["operators"] == ["no"]
+    assert dog["polarity"] == "↓" and dog["triggers"] == ["no"]
     assert list(dog["projection"]) == ["≡", "⊏", "⊐", "^", "|", "‿", "#"]
     assert dog["projection"]["^"] == "|"
 

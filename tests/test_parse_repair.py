@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.lexicon import wordnet
+from engine.lexicon import wordnet, wordnet_animacy
 from engine.parse import load_parser, parse
 from engine.parse.repair import (
     predicate_candidate,
@@ -14,7 +14,6 @@ from engine.parse.repair import (
     repair_subjectless_main_clause,
     repair_verbless_sentence,
     verb_lemma,
-    wordnet_animacy,
 )
 from engine.parse.sentence import ParsedSentence
 

@@ -1,4 +1,4 @@
-"""Polarity marking on real spaCy parses: operators, scope, nesting, Eq. 1 lookups and bad input."""
+"""Polarity marking on real spaCy parses: triggers, scope, nesting, Eq. 1 lookups and bad input."""
 
 from __future__ import annotations
 
@@ -56,7 +56,7 @@ def token(result: PolarizedSentence, word: str, nth: int = 0):
     # context turns into forward entailment ("refused to sing or dance" entails "... sing and dance").
     "Ursula↑ refused↑ to↑ sing↓ or↓ dance↓",
 ])
-def test_operator_lexicon(gold: str) -> None:
+def test_trigger_lexicon(gold: str) -> None:
     words = " ".join(item[:-1] for item in gold.split())
     assert marks(words) == gold
 
@@ -65,7 +65,7 @@ def test_negation_under_a_universal_composes() -> None:
     result = polarize(parse("Every dog does not bark"))
     assert result.marked == "Every↑ dog↓ does↑ not↑ bark↓"
     bark = token(result, "bark")
-    assert bark.operators == ("every", "not")
+    assert bark.triggers == ("every", "not")
     assert bark.projection == compose([pj.NEGATION, pj.EVERY[1]]).mapping
     # alternation under negation becomes cover, which the universal's body keeps as independence
     assert bark.projection[RELATION_ORDER.index(A)] is I
@@ -80,14 +80,14 @@ def test_not_before_a_quantifier_scopes_over_it() -> None:
 def test_relative_clause_in_restrictor_nests() -> None:
     result = polarize(parse("Some cat who likes every dog who likes some squirrel died"))
     assert result.marked == "Some↑ cat↑ who↑ likes↑ every↑ dog↓ who↓ likes↓ some↓ squirrel↓ died↑"
-    assert token(result, "squirrel").operators == ("some", "every", "some")
+    assert token(result, "squirrel").triggers == ("some", "every", "some")
 
 
 def test_conditional_antecedent_is_downward() -> None:
     result = polarize(parse("If every cat runs, some dog runs also."))
     assert [t.polarity.mark for t in result.tokens[:4]] == ["↑", "↓", "↑", "↓"]
     assert token(result, "dog").polarity is Polarity.UP
-    assert token(result, "cat").operators == ("if", "every")
+    assert token(result, "cat").triggers == ("if", "every")
 
 
 def test_it_is_not_true_that() -> None:
@@ -97,7 +97,7 @@ def test_it_is_not_true_that() -> None:
 def test_any_is_existential_under_negation_and_universal_elsewhere() -> None:
     negative = polarize(parse("No students liked any class in Chemistry"))
     assert token(negative, "class").polarity is Polarity.DOWN
-    assert "any (some)" in token(negative, "class").operators
+    assert "any (some)" in token(negative, "class").triggers
     free = polarize(parse("Any dog barks"))
     assert token(free, "dog").polarity is Polarity.DOWN
     assert token(free, "barks").polarity is Polarity.UP
@@ -150,17 +150,17 @@ def test_bad_input_defaults_to_upward_with_warnings() -> None:
     fragment = polarize(parse("Every dog"))
     assert fragment.warnings and token(fragment, "dog").polarity is Polarity.DOWN
     gibberish = polarize(parse("Blorf zzqx glarbed wumpus"))
-    assert all(t.polarity is Polarity.UP and t.operators == () for t in gibberish.tokens)
+    assert all(t.polarity is Polarity.UP and t.triggers == () for t in gibberish.tokens)
     lone = Token(id=1, text="not", lemma="not", upos="PART", xpos="RB", head=0, deprel="root", start=0, end=3)
     assert polarize(ParsedSentence(text="not", tokens=(lone,))).tokens[0].polarity is Polarity.UP
 
 
-def test_json_has_marks_operators_and_projection() -> None:
+def test_json_has_marks_triggers_and_projection() -> None:
     data = polarize(parse("No dog barks")).to_json()
     assert [t["polarity"] for t in data["tokens"]] == ["↑", "↓", "↓"]
     assert data["tokens"][1]["projection"]["⊏"] == "⊐"
-    assert data["operators"][0]["name"] == "no"
-    assert {a["role"] for a in data["operators"][0]["arguments"]} == {"restrictor", "body"}
+    assert data["triggers"][0]["name"] == "no"
+    assert {a["role"] for a in data["triggers"][0]["arguments"]} == {"restrictor", "body"}
 
 
 @pytest.mark.parametrize("gold", [
@@ -190,7 +190,7 @@ def test_counted_exception_reads_all_but_at_most() -> None:
     # universal's downward restrictor, and "at most" keeps its number upward.
     result = polarize(parse("All the cats except for at most two like chocolate", pretokenized=True))
     assert result.marked == "All↑ the↓ cats= except↓ for↓ at↓ most↓ two↑ like= chocolate="
-    assert token(result, "two").operators == ("all", "except", "at most")
+    assert token(result, "two").triggers == ("all", "except", "at most")
     # a bare count is exact, as in "all but three"
     assert marks("All dogs except three barked") == "All↑ dogs= except↓ three= barked="
 

@@ -7,7 +7,16 @@ from itertools import combinations
 import pytest
 
 from engine.natlog.relations import (
-    JOIN_TABLE, RELATION_ORDER, WORD_RELATIONS, Relation, join, join_sets, nli_label, relations_for_label,
+    JOIN_TABLE,
+    RELATION_ORDER,
+    WORD_RELATIONS,
+    Relation,
+    format_relations,
+    join,
+    join_sets,
+    nli_label,
+    relation_symbols,
+    relations_for_label,
 )
 
 UNIVERSE = frozenset(range(5))
@@ -64,14 +73,18 @@ def test_join_sets_is_the_union_of_pairwise_joins() -> None:
     assert join_sets(frozenset(), b) == frozenset()
 
 
-def test_order_symbols_and_lookup() -> None:
+def test_order_symbols_and_one_formatter() -> None:
     assert [r.symbol for r in RELATION_ORDER] == ["≡", "⊏", "⊐", "^", "|", "‿", "#"]
-    for r in RELATION_ORDER:
-        assert Relation.from_name(r.symbol) is r
-        assert Relation.from_name(r.name.lower()) is r
-    assert Relation.from_name("Forward Entailment") is Relation.FORWARD
-    with pytest.raises(ValueError, match="unknown relation"):
-        Relation.from_name("sideways")
+    # Whatever order a set iterates in, relation sets print in RELATION_ORDER.
+    every = frozenset(RELATION_ORDER)
+    for size in range(1, 8):
+        for start in range(7):
+            subset = [RELATION_ORDER[(start + k) % 7] for k in range(size)]
+            expected = [r.symbol for r in RELATION_ORDER if r in subset]
+            assert relation_symbols(reversed(subset)) == expected
+            assert format_relations(frozenset(subset)) == "/".join(expected)
+    assert format_relations(every, " ") == "≡ ⊏ ⊐ ^ | ‿ #"
+    assert format_relations(()) == "∅"
 
 
 def test_nli_labels() -> None:

@@ -6,7 +6,12 @@ import pytest
 
 from engine.errors import InputError
 from engine.natlog.relations import (
-    RELATION_ORDER, WORD_RELATIONS, Relation, join_sets, nli_label, relations_for_label,
+    RELATION_ORDER,
+    WORD_RELATIONS,
+    Relation,
+    join_sets,
+    nli_label,
+    relations_for_label,
 )
 from engine.natlog.setups import SETUPS, get_setup, setups_for_label
 

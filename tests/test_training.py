@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.datasets import LABELS
 from engine.errors import InputError
 from engine.training import CARD_FILE, DataSource, TrainConfig, train_victim
 from engine.victim import load_victim
+from runstore.vocab import LABELS
 from tests.tiny_models import build_tiny_classifier
 
 

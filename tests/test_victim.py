@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.datasets import LABELS
 from engine.errors import InputError
 from engine.resources import ResourceError
 from engine.victim import load_victim, parse_label_map, resolve_labels
+from runstore.vocab import LABELS
 from tests.tiny_models import build_tiny_classifier
 
 PAIRS = [

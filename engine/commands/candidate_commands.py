@@ -1,4 +1,5 @@
-"""``candidates`` (ranked natural-logic candidates for one pair) and ``mine-pps`` subcommands."""
+"""``candidates`` (ranked natural-logic candidates for one pair), ``operators`` (the registered edit
+operators and constraints) and ``mine-pps`` subcommands."""
 
 from __future__ import annotations
 
@@ -10,13 +11,16 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine import lexicon, pp_inventory
-from engine.candidates import build_fill_in, ranked_candidates
+from engine.candidates import propose
+from engine.constraints import describe_rejected, registered_constraints
 from engine.datasets import FORMATS, read_pairs
 from engine.errors import InputError
+from engine.fill_in import build_fill_in
 from engine.natlog.polarity import polarize
+from engine.natlog.relations import format_relations
 from engine.natlog.setups import Setup, get_setup, setups_for_label
+from engine.operators import registered_operators
 from engine.parse import ParsedSentence, parse, validate_premise
-from engine.parse.repair import wordnet_animacy
 from engine.scoring import SCORERS, build_scorer
 from engine.settings import Settings, get_settings
 
@@ -32,6 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--no-alt-lm", action="store_true", help="skip the AltLM operator")
     c.add_argument("--json", action="store_true", help="print a JSON list of candidate objects")
     c.set_defaults(func=cmd_candidates)
+
+    o = sub.add_parser("operators", help="list the registered edit operators and constraints")
+    o.set_defaults(func=cmd_operators)
 
     m = sub.add_parser("mine-pps", help="mine insertable PPs, adjectives and adverbs from a corpus file")
     m.add_argument("file", type=Path, help="text (one sentence a line), TSV or SNLI-style JSONL")
@@ -64,17 +71,31 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     polarized = polarize(parse(args.hypothesis, settings=settings))
     scorer = build_scorer(settings, args.scorer)
     fill_in = None if args.no_alt_lm else build_fill_in(settings, scorer)
-    ranked = ranked_candidates(polarized, setups, scorer, settings=settings, fill_in=fill_in, top_k=args.top)
+    proposals = propose(polarized, setups, scorer, premise=args.premise, settings=settings, fill_in=fill_in,
+                        top_k=args.top)
     if args.json:
-        print(json.dumps([c.to_json() for c in ranked], ensure_ascii=False, indent=1))
+        print(json.dumps([c.to_json() for p in proposals for c in p.candidates], ensure_ascii=False, indent=1))
         return 0
     print(f"H: {polarized.marked}")
-    for setup in setups:
-        rows = [c for c in ranked if c.setup == setup.name]
-        print(f"\n{setup.name} ({setup.source_label} -> {setup.target_label}): {len(rows)} candidates")
+    for proposal in proposals:
+        setup, rows = proposal.setup, proposal.candidates
+        dropped = describe_rejected(proposal.rejected)
+        print(f"\n{setup.name} ({setup.source_label} -> {setup.target_label}): {proposal.generated} generated, "
+              f"{dropped}; {len(rows)} ranked")
         for n, c in enumerate(rows, start=1):
             relation = f"{c.lexical_relation.symbol}->{c.relation.symbol}"
             print(f"{n:>4}  {c.score:9.2f}  {c.operator:<14} {relation}  {c.text}")
+    return 0
+
+
+def cmd_operators(args: argparse.Namespace) -> int:
+    print("Edit operators (generation order within a word and relation):")
+    for op in registered_operators():
+        paper = f" [{op.paper_name}]" if op.paper_name and op.paper_name != op.name else ""
+        print(f"  {op.name:<18} {format_relations(op.relations):<12} {op.level:<8} {op.description}{paper}")
+    print("Constraints (run in this order):")
+    for constraint in registered_constraints():
+        print(f"  {constraint.name:<18} {constraint.description}")
     return 0
 
 
@@ -103,7 +124,7 @@ def cmd_mine_pps(args: argparse.Namespace) -> int:
     if not texts:
         raise InputError(f"{args.file} holds no sentences")
     inventory = pp_inventory.mine(_parsed(texts, settings), args.min_count, source=str(args.file),
-                                  is_animate=wordnet_animacy(lexicon.wordnet(settings)))
+                                  is_animate=lexicon.wordnet_animacy(lexicon.wordnet(settings)))
     out = args.out or settings.pp_inventory
     pp_inventory.save(inventory, out)
     sizes = ", ".join(f"{len(getattr(inventory, c))} {c.replace('_', ' ')}" for c in pp_inventory.CATEGORIES)

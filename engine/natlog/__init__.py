@@ -1,4 +1,4 @@
-"""Natural-logic core: relations and join, projectivity, operators and scope, polarity, attack setups."""
+"""Natural-logic core: relations and join, projectivity, triggers and scope, polarity, attack setups."""
 
 from engine.natlog.polarity import Polarity, PolarizedSentence, PolarizedToken, polarize
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation, join, join_sets, nli_label

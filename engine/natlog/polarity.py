@@ -1,29 +1,29 @@
-"""Polarity marking: project each token's context through the operators that scope over it.
+"""Polarity marking: project each token's context through the triggers (quantifiers, negators, ...) that scope over it.
 
-For every token the operator arguments that hold it are ordered from the
-outermost (an operator whose scope holds the other's trigger) to the
+For every token the trigger arguments that hold it are ordered from the
+outermost (a trigger whose scope holds the other's trigger) to the
 innermost, and their projectivities compose into the token's projection
 list: where each of the seven lexical relations lands at sentence level.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
-from engine.natlog.operators import ANY_WORDS, OperatorArgument, ScopedOperator, find_operators
 from engine.natlog.projectivity import IDENTITY, Polarity, Projectivity, compose
 from engine.natlog.relations import RELATION_ORDER, Relation
+from engine.natlog.triggers import ANY_WORDS, ScopedTrigger, TriggerArgument, find_triggers
 from engine.parse.sentence import ParsedSentence, Token
 
 
 @dataclass(frozen=True)
 class PolarizedToken:
-    """A token with its polarity, the operators over it (outermost first) and its projection list."""
+    """A token with its polarity, the triggers over it (outermost first) and its projection list."""
 
     token: Token
     polarity: Polarity
-    operators: tuple[str, ...]
+    triggers: tuple[str, ...]
     projection: tuple[Relation, ...]
 
     @property
@@ -34,18 +34,18 @@ class PolarizedToken:
     def to_json(self) -> dict[str, object]:
         return {
             "id": self.token.id, "text": self.token.text, "polarity": self.polarity.mark,
-            "operators": list(self.operators),
+            "triggers": list(self.triggers),
             "projection": {r.symbol: p.symbol for r, p in zip(RELATION_ORDER, self.projection)},
         }
 
 
 @dataclass(frozen=True)
 class PolarizedSentence:
-    """A parsed sentence with one :class:`PolarizedToken` per token (same order) and the operators found."""
+    """A parsed sentence with one :class:`PolarizedToken` per token (same order) and the triggers found."""
 
     sentence: ParsedSentence
     tokens: tuple[PolarizedToken, ...]
-    operators: tuple[ScopedOperator, ...] = ()
+    triggers: tuple[ScopedTrigger, ...] = ()
     warnings: tuple[str, ...] = ()
 
     def token(self, token_id: int) -> PolarizedToken:
@@ -68,65 +68,65 @@ class PolarizedSentence:
         return {
             "text": self.sentence.text,
             "tokens": [t.to_json() for t in self.tokens],
-            "operators": [
+            "triggers": [
                 {"name": op.name, "triggers": list(op.triggers),
                  "arguments": [{"role": a.role, "tokens": sorted(a.tokens), "projectivity": a.projectivity.name}
                                for a in op.arguments]}
-                for op in self.operators
+                for op in self.triggers
             ],
             "warnings": list(self.warnings),
         }
 
 
-def _ordered(arguments: list[tuple[ScopedOperator, OperatorArgument]]) -> list[tuple[ScopedOperator, OperatorArgument]]:
-    """Outermost first: an operator outscopes those whose triggers lie in its argument; ties go left to right."""
-    def outscopes(item: tuple[ScopedOperator, OperatorArgument]) -> int:
-        operator, argument = item
-        return sum(1 for other, _ in arguments if other is not operator and other.anchors & argument.tokens)
+def _ordered(arguments: list[tuple[ScopedTrigger, TriggerArgument]]) -> list[tuple[ScopedTrigger, TriggerArgument]]:
+    """Outermost first: a trigger outscopes those whose triggers lie in its argument; ties go left to right."""
+    def outscopes(item: tuple[ScopedTrigger, TriggerArgument]) -> int:
+        trigger, argument = item
+        return sum(1 for other, _ in arguments if other is not trigger and other.anchors & argument.tokens)
 
     return sorted(arguments, key=lambda item: (-outscopes(item), min(item[0].anchors, default=0)))
 
 
-def _contexts(sentence: ParsedSentence, operators: list[ScopedOperator]) -> list[list[tuple[ScopedOperator, OperatorArgument]]]:
+def _contexts(sentence: ParsedSentence, triggers: list[ScopedTrigger]) -> list[list[tuple[ScopedTrigger, TriggerArgument]]]:
     return [
-        _ordered([(op, arg) for op in operators for arg in op.arguments if tok.id in arg.tokens])
+        _ordered([(op, arg) for op in triggers for arg in op.arguments if tok.id in arg.tokens])
         for tok in sentence.tokens
     ]
 
 
-def _projection(context: list[tuple[ScopedOperator, OperatorArgument]]) -> Projectivity:
+def _projection(context: list[tuple[ScopedTrigger, TriggerArgument]]) -> Projectivity:
     return compose(arg.projectivity for _, arg in reversed(context))
 
 
 def polarize(sentence: ParsedSentence) -> PolarizedSentence:
     """Mark every token of a parsed sentence with its polarity and projection list.
 
-    Sentences without operators, without a verb, or without tokens get upward
+    Sentences without triggers, without a verb, or without tokens get upward
     polarity (identity projection) and a warning, never an error.
     """
     warnings: list[str] = []
     if not sentence.tokens:
         return PolarizedSentence(sentence, (), (), ("the sentence has no tokens",))
     if not any(t.upos in ("VERB", "AUX") for t in sentence.tokens):
-        warnings.append("no verb found: operator bodies may be incomplete; unscoped tokens are upward")
-    operators = find_operators(sentence)
+        warnings.append("no verb found: trigger bodies may be incomplete; unscoped tokens are upward")
+    triggers = find_triggers(sentence)
     if any(t.text.lower() in ANY_WORDS for t in sentence.tokens):
         # "any" reads as existential or universal by its context: a second pass gives it one.
-        preliminary = _contexts(sentence, operators)
+        preliminary = _contexts(sentence, triggers)
 
         def context_polarity(token_id: int) -> Polarity:
             return _projection(preliminary[token_id - 1]).polarity
 
-        operators = find_operators(sentence, context_polarity)
-    contexts = _contexts(sentence, operators)
+        triggers = find_triggers(sentence, context_polarity)
+    contexts = _contexts(sentence, triggers)
     tokens = []
     for tok, context in zip(sentence.tokens, contexts):
         projection = _projection(context) if context else IDENTITY
         tokens.append(PolarizedToken(
             token=tok, polarity=projection.polarity,
-            operators=tuple(op.name for op, _ in context), projection=projection.mapping,
+            triggers=tuple(op.name for op, _ in context), projection=projection.mapping,
         ))
-    return PolarizedSentence(sentence, tuple(tokens), tuple(operators), tuple(warnings))
+    return PolarizedSentence(sentence, tuple(tokens), tuple(triggers), tuple(warnings))
 
 
 __all__ = ["Polarity", "PolarizedSentence", "PolarizedToken", "polarize"]

@@ -2,14 +2,14 @@
 
 A projectivity maps each of the seven relations holding between two
 expressions to the relation holding between two contexts that differ only in
-those expressions. Nested operators compose: the innermost applies first.
+those expressions. Nested triggers compose: the innermost applies first.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from engine.natlog.relations import RELATION_ORDER, Relation
 
@@ -96,7 +96,7 @@ MANY = (signature("many:1", "≡######"), signature("many:2", "≡⊏⊐####"))
 FEW = (signature("few:1", "≡⊐⊏####"), signature("few:2", "≡⊐⊏####"))
 EXACTLY_N = (NON_MONOTONE, NON_MONOTONE)
 ALL_BUT_N = (NON_MONOTONE, NON_MONOTONE)
-# Bare numerals follow Udep2Mono's lexicon (see operators.numeral_reading): as a subject the
+# Bare numerals follow Udep2Mono's lexicon (see triggers.numeral_reading): as a subject the
 # number and the restrictor are non-monotone (a group of exactly n) and the body upward; as an
 # object the noun keeps its context (upward) unless the predicate reads the count exhaustively.
 BARE_NUMERAL = (NON_MONOTONE, UPWARD)

@@ -8,10 +8,10 @@ where the result is a union keep the whole set.
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from functools import reduce
-from typing import Iterable
 
-from engine.errors import InputError
+from runstore.vocab import NLILabel
 
 
 class Relation(enum.Enum):
@@ -29,33 +29,8 @@ class Relation(enum.Enum):
     def symbol(self) -> str:
         return self.value
 
-    @classmethod
-    def from_name(cls, name: str) -> "Relation":
-        """Look a relation up by member name, symbol or common alias (case-insensitive); InputError if unknown."""
-        key = name.strip()
-        found = _ALIASES.get(key) or _ALIASES.get(key.lower())
-        if found is None:
-            raise InputError(
-                f"unknown relation {name!r}; use one of: "
-                + ", ".join(f"{r.name.lower()} ({r.symbol})" for r in RELATION_ORDER)
-            )
-        return found
-
 
 RELATION_ORDER: tuple[Relation, ...] = tuple(Relation)
-
-_ALIASES: dict[str, Relation] = {}
-for _r in Relation:
-    _ALIASES[_r.name.lower()] = _r
-    _ALIASES[_r.symbol] = _r
-_ALIASES.update({
-    "=": Relation.EQUIVALENCE, "equivalent": Relation.EQUIVALENCE, "eq": Relation.EQUIVALENCE,
-    "forward_entailment": Relation.FORWARD, "forward entailment": Relation.FORWARD, "<": Relation.FORWARD,
-    "reverse_entailment": Relation.REVERSE, "reverse entailment": Relation.REVERSE, ">": Relation.REVERSE,
-    "contradiction": Relation.NEGATION, "neg": Relation.NEGATION, "¬": Relation.NEGATION,
-    "alt": Relation.ALTERNATION, "exclusion": Relation.ALTERNATION,
-    "independent": Relation.INDEPENDENCE, "ind": Relation.INDEPENDENCE,
-})
 
 _E, _F, _R, _N, _A, _C, _I = RELATION_ORDER
 _ALL = frozenset(RELATION_ORDER)
@@ -79,15 +54,26 @@ JOIN_TABLE: dict[tuple[Relation, Relation], frozenset[Relation]] = {
     for j, r2 in enumerate(RELATION_ORDER)
 }
 
-NLI_LABELS = ("entailment", "neutral", "contradiction")
+
 _LABEL = {
-    _E: "entailment", _F: "entailment",
-    _N: "contradiction", _A: "contradiction",
-    _R: "neutral", _C: "neutral", _I: "neutral",
+    _E: NLILabel.ENTAILMENT, _F: NLILabel.ENTAILMENT,
+    _N: NLILabel.CONTRADICTION, _A: NLILabel.CONTRADICTION,
+    _R: NLILabel.NEUTRAL, _C: NLILabel.NEUTRAL, _I: NLILabel.NEUTRAL,
 }
 
 # Relations a single word substitution may realise (no cover, no independence).
 WORD_RELATIONS: frozenset[Relation] = frozenset({_E, _F, _R, _N, _A})
+
+
+def relation_symbols(relations: Iterable[Relation]) -> list[str]:
+    """The symbols of a set of relations, always in ``RELATION_ORDER`` (never a set's iteration order)."""
+    present = set(relations)
+    return [r.symbol for r in RELATION_ORDER if r in present]
+
+
+def format_relations(relations: Iterable[Relation], sep: str = "/") -> str:
+    """A set of relations as text, in ``RELATION_ORDER``: ``≡/⊏``; ``∅`` for the empty set."""
+    return sep.join(relation_symbols(relations)) or "∅"
 
 
 def join(r1: Relation, r2: Relation) -> frozenset[Relation]:
@@ -101,14 +87,12 @@ def join_sets(a: Iterable[Relation], b: Iterable[Relation]) -> frozenset[Relatio
     return reduce(frozenset.union, (join(x, y) for x in a for y in b), frozenset())
 
 
-def nli_label(relation: Relation) -> str:
+def nli_label(relation: Relation) -> NLILabel:
     """The NLI label a premise-hypothesis relation yields."""
     return _LABEL[relation]
 
 
-def relations_for_label(label: str) -> frozenset[Relation]:
+def relations_for_label(label: str | NLILabel) -> frozenset[Relation]:
     """The relations that yield an NLI label ("entailment", "neutral", "contradiction")."""
-    key = label.strip().lower()
-    if key not in NLI_LABELS:
-        raise InputError(f"unknown NLI label {label!r}; use one of: {', '.join(NLI_LABELS)}")
+    key = NLILabel.parse(label)
     return frozenset(r for r in RELATION_ORDER if _LABEL[r] == key)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.errors import InputError
-from engine.natlog.relations import NLI_LABELS, Relation
+from engine.natlog.relations import Relation
+from runstore.vocab import NLILabel
 
 
 @dataclass(frozen=True)
@@ -20,8 +21,8 @@ class Setup:
     """One generation setup: source label -> target label via relations between H and H*."""
 
     name: str
-    source_label: str
-    target_label: str
+    source_label: NLILabel
+    target_label: NLILabel
     relations: frozenset[Relation]
     label_preserving: bool
     description: str = ""
@@ -31,17 +32,17 @@ _R = Relation
 SETUPS: dict[str, Setup] = {
     s.name: s
     for s in (
-        Setup("E2E", "entailment", "entailment", frozenset({_R.EQUIVALENCE, _R.FORWARD}), True,
+        Setup("E2E", NLILabel.ENTAILMENT, NLILabel.ENTAILMENT, frozenset({_R.EQUIVALENCE, _R.FORWARD}), True,
               "H* is equivalent to or weaker than H: P still entails H*"),
-        Setup("C2C", "contradiction", "contradiction", frozenset({_R.EQUIVALENCE, _R.REVERSE}), True,
+        Setup("C2C", NLILabel.CONTRADICTION, NLILabel.CONTRADICTION, frozenset({_R.EQUIVALENCE, _R.REVERSE}), True,
               "H* is equivalent to or stronger than H: P still excludes H*"),
-        Setup("N2N", "neutral", "neutral", frozenset({_R.EQUIVALENCE, _R.REVERSE}), True,
+        Setup("N2N", NLILabel.NEUTRAL, NLILabel.NEUTRAL, frozenset({_R.EQUIVALENCE, _R.REVERSE}), True,
               "H* is equivalent to or stronger than H: P cannot come to entail H*"),
-        Setup("E2C", "entailment", "contradiction", frozenset({_R.NEGATION, _R.ALTERNATION}), False,
+        Setup("E2C", NLILabel.ENTAILMENT, NLILabel.CONTRADICTION, frozenset({_R.NEGATION, _R.ALTERNATION}), False,
               "H* excludes H: P, which entails H, contradicts H*"),
-        Setup("E2N", "entailment", "neutral", frozenset({_R.REVERSE}), False,
+        Setup("E2N", NLILabel.ENTAILMENT, NLILabel.NEUTRAL, frozenset({_R.REVERSE}), False,
               "H* is strictly stronger than H: P entails H but need not entail H*"),
-        Setup("C2E", "contradiction", "entailment", frozenset({_R.NEGATION, _R.COVER}), False,
+        Setup("C2E", NLILabel.CONTRADICTION, NLILabel.ENTAILMENT, frozenset({_R.NEGATION, _R.COVER}), False,
               "H* is not-H or weaker than not-H: P, which entails not-H, entails H*"),
     )
 }
@@ -57,7 +58,5 @@ def get_setup(name: str) -> Setup:
 
 def setups_for_label(label: str) -> list[Setup]:
     """The setups that start from pairs with the gold ``label``."""
-    key = label.strip().lower()
-    if key not in NLI_LABELS:
-        raise InputError(f"unknown NLI label {label!r}; use one of: {', '.join(NLI_LABELS)}")
+    key = NLILabel.parse(label)
     return [s for s in SETUPS.values() if s.source_label == key]

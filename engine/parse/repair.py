@@ -20,8 +20,8 @@ returns its input unchanged when its trigger is absent:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
-from typing import Callable, Mapping, Sequence
 
 from lemminflect import getAllLemmas, getInflection
 
@@ -329,23 +329,3 @@ def repair(sentence: ParsedSentence, margins: VerbMargins, is_animate: AnimacyTe
     if is_animate is not None:
         sentence = repair_relative_attachment(sentence, is_animate)
     return sentence
-
-
-ANIMATE_LEXNAMES = {"noun.person", "noun.animal", "noun.group"}
-INANIMATE_PRONOUNS = {"it", "this", "that", "which", "what", "something", "anything", "nothing", "everything"}
-
-
-def wordnet_animacy(reader) -> AnimacyTest:
-    """Animacy from WordNet: a noun is animate when its most frequent sense is a person, animal or group.
-
-    Names and personal pronouns count as animate; nouns WordNet lacks too (no evidence to move a clause).
-    """
-    def is_animate(token: Token) -> bool:
-        if token.upos == "PROPN":
-            return True
-        if token.upos == "PRON":
-            return token.text.lower() not in INANIMATE_PRONOUNS
-        synsets = reader.synsets(token.lemma.lower(), "n")
-        return not synsets or synsets[0].lexname() in ANIMATE_LEXNAMES
-
-    return is_animate

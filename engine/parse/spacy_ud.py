@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, repair, wordnet_animacy
+from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, repair
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
 
 # Labels that only change name.
@@ -127,7 +127,7 @@ def _coordination(nodes: list[_Node]) -> None:
 
 def _wordnet_animacy() -> AnimacyTest | None:
     """WordNet-based animacy for the relative-clause repair, or None when WordNet is not installed."""
-    from engine.lexicon import wordnet
+    from engine.lexicon import wordnet, wordnet_animacy
     from engine.resources import ResourceError
 
     try:

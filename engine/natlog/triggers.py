@@ -1,16 +1,17 @@
-"""Operator lexicon and scope: find monotonicity operators in a UD parse and the tokens each argument covers.
+"""Trigger lexicon and scope: find the monotonicity triggers (quantifiers, negators, implicatives,
+...) in a UD parse and the tokens each argument covers.
 
 Quantified noun phrases split into a restrictor (the noun with its modifiers
 and relative clauses) and a body (the rest of the clause for subjects, the
-predicate after the head for other roles). Multiword operators ("at least n",
+predicate after the head for other roles). Multiword triggers ("at least n",
 "a few", "all but", "more than n", "no one") are matched on the word sequence
 first, so a misattached word still joins its unit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from engine.natlog import projectivity as pj
 from engine.natlog.projectivity import Polarity, Projectivity
@@ -31,7 +32,7 @@ QUANTIFIERS: dict[str, Signature] = {
 ANY_WORDS = {"any", "anyone", "anybody", "anything"}
 # Definite and demonstrative determiners: the restrictor is non-monotone.
 DEFINITES = {"the", "this", "that", "these", "those"}
-# Sequences read as one operator: words -> (name, signature, projectivity of the number or None).
+# Sequences read as one trigger: words -> (name, signature, projectivity of the number or None).
 MULTIWORD: dict[tuple[str, ...], tuple[str, Signature, Projectivity | None]] = {
     ("a", "few"): ("a few", pj.SOME, None),
     ("no", "one"): ("no one", pj.NO, None),
@@ -66,8 +67,8 @@ CLAUSE_PARTS = {"nsubj", "csubj", "expl", "cop", "aux", "mark", "punct", "advcl"
 
 
 @dataclass(frozen=True)
-class OperatorArgument:
-    """One argument position of an operator: the tokens it covers and how it projects."""
+class TriggerArgument:
+    """One argument position of an trigger: the tokens it covers and how it projects."""
 
     role: str
     tokens: frozenset[int]
@@ -75,12 +76,12 @@ class OperatorArgument:
 
 
 @dataclass(frozen=True)
-class ScopedOperator:
-    """An operator occurrence: its trigger words and its arguments' scopes."""
+class ScopedTrigger:
+    """An trigger occurrence: its trigger words and its arguments' scopes."""
 
     name: str
     triggers: tuple[int, ...]
-    arguments: tuple[OperatorArgument, ...]
+    arguments: tuple[TriggerArgument, ...]
 
     @property
     def scope(self) -> frozenset[int]:
@@ -88,7 +89,7 @@ class ScopedOperator:
 
     @property
     def anchors(self) -> frozenset[int]:
-        """The words that place the operator: its triggers and, for numerals, the number."""
+        """The words that place the trigger: its triggers and, for numerals, the number."""
         numbers = (a.tokens for a in self.arguments if a.role == "number")
         return frozenset(self.triggers).union(*numbers)
 
@@ -139,7 +140,7 @@ def recovered_predicate(sentence: ParsedSentence, noun: Token) -> Token | None:
 
 
 def noun_phrase(sentence: ParsedSentence, noun: Token, triggers: set[int]) -> set[int]:
-    """The phrase headed by ``noun`` minus the operator words and what they govern (a restrictor).
+    """The phrase headed by ``noun`` minus the trigger words and what they govern (a restrictor).
 
     Left out too: the noun's case marker, dependents before the first trigger
     (predeterminers such as "all" in "all the"), and clause parts when the noun
@@ -212,17 +213,17 @@ def _quantified_noun(sentence: ParsedSentence, word: Token) -> Token:
 
 
 def _quantifier(sentence: ParsedSentence, name: str, triggers: list[int], noun: Token,
-                signature: Signature, number: tuple[int, Projectivity] | None = None) -> ScopedOperator:
+                signature: Signature, number: tuple[int, Projectivity] | None = None) -> ScopedTrigger:
     trig = set(triggers) | ({number[0]} if number else set())
     restrictor = noun_phrase(sentence, noun, trig)
     body = clause_body(sentence, noun, trig)
     arguments = [
-        OperatorArgument("restrictor", _clean(sentence, restrictor), signature[0]),
-        OperatorArgument("body", _clean(sentence, body, bound=True), signature[1]),
+        TriggerArgument("restrictor", _clean(sentence, restrictor), signature[0]),
+        TriggerArgument("body", _clean(sentence, body, bound=True), signature[1]),
     ]
     if number:
-        arguments.append(OperatorArgument("number", frozenset({number[0]}), number[1]))
-    return ScopedOperator(name, tuple(sorted(triggers)), tuple(arguments))
+        arguments.append(TriggerArgument("number", frozenset({number[0]}), number[1]))
+    return ScopedTrigger(name, tuple(sorted(triggers)), tuple(arguments))
 
 
 def _match_multiword(
@@ -240,13 +241,13 @@ def _number_after(sentence: ParsedSentence, token: Token) -> Token | None:
     return following if following is not None and is_number(following) else None
 
 
-def find_operators(sentence: ParsedSentence, context: Callable[[int], Polarity] | None = None) -> list[ScopedOperator]:
-    """All operators of the sentence with their argument scopes.
+def find_triggers(sentence: ParsedSentence, context: Callable[[int], Polarity] | None = None) -> list[ScopedTrigger]:
+    """All triggers of the sentence with their argument scopes.
 
-    ``context(token_id)`` gives the polarity of a word from the other operators;
+    ``context(token_id)`` gives the polarity of a word from the other triggers;
     it decides "any" (existential when downward); without it "any" is left out.
     """
-    operators: list[ScopedOperator] = []
+    found: list[ScopedTrigger] = []
     claimed: set[int] = set()
     for tok in sentence.tokens:
         if tok.id in claimed:
@@ -262,43 +263,43 @@ def find_operators(sentence: ParsedSentence, context: Callable[[int], Polarity] 
                     continue
                 claimed |= set(triggers) | {number.id}
                 noun = _quantified_noun(sentence, number)
-                operators.append(_quantifier(sentence, name, triggers, noun, signature, (number.id, number_proj)))
+                found.append(_quantifier(sentence, name, triggers, noun, signature, (number.id, number_proj)))
                 continue
             claimed |= set(triggers)
             if name == "all but":
                 anchor = _next(sentence, last)
                 if anchor is None:
                     continue
-                operators.append(_all_but(sentence, tok, triggers, anchor, signature))
+                found.append(_all_but(sentence, tok, triggers, anchor, signature))
             else:
                 noun = _quantified_noun(sentence, last)
                 noun = noun if noun.id not in triggers else last
-                operators.append(_quantifier(sentence, name, triggers, noun, signature))
+                found.append(_quantifier(sentence, name, triggers, noun, signature))
             continue
         word = _lower(tok)
         if word in ("more", "fewer", "less") and (comparative := _comparative(sentence, tok)):
             claimed |= set(comparative.triggers)
-            operators.append(comparative)
+            found.append(comparative)
         elif word in QUANTIFIERS and tok.upos in ("DET", "PRON", "ADJ", "NOUN", "ADV", "NUM"):
             noun = _quantified_noun(sentence, tok)
-            operators.append(_quantifier(sentence, word, [tok.id], noun, QUANTIFIERS[word]))
+            found.append(_quantifier(sentence, word, [tok.id], noun, QUANTIFIERS[word]))
         elif word in ANY_WORDS and context is not None:
             downward = context(tok.id) is Polarity.DOWN
             noun = _quantified_noun(sentence, tok)
-            operators.append(_quantifier(sentence, "any (some)" if downward else "any (every)", [tok.id], noun,
+            found.append(_quantifier(sentence, "any (some)" if downward else "any (every)", [tok.id], noun,
                                          pj.SOME if downward else pj.EVERY))
         elif (word in DEFINITES and _base(tok.deprel) == "det" and tok.head > tok.id
               and not _is_relative_pronoun(tok) and not _partitive_definite(sentence, tok)):
             noun = sentence.token(tok.head)
             restrictor = noun_phrase(sentence, noun, {tok.id})
-            operators.append(ScopedOperator(word, (tok.id,), (
-                OperatorArgument("restrictor", _clean(sentence, restrictor), pj.NON_MONOTONE),)))
+            found.append(ScopedTrigger(word, (tok.id,), (
+                TriggerArgument("restrictor", _clean(sentence, restrictor), pj.NON_MONOTONE),)))
         elif is_number(tok) and tok.upos == "NUM" and _base(tok.deprel) in ("nummod", "nsubj", "obj", "obl", "iobj", "conj"):
             noun = _quantified_noun(sentence, tok)
             signature, number_proj = numeral_reading(sentence, noun)
-            operators.append(_quantifier(sentence, _lower(tok), [], noun, signature, (tok.id, number_proj)))
-    operators.extend(_clausal_operators(sentence, operators))
-    return operators
+            found.append(_quantifier(sentence, _lower(tok), [], noun, signature, (tok.id, number_proj)))
+    found.extend(_clausal_triggers(sentence, found))
+    return found
 
 
 def numeral_reading(sentence: ParsedSentence, noun: Token) -> tuple[Signature, Projectivity]:
@@ -331,7 +332,7 @@ def _partitive_definite(sentence: ParsedSentence, det: Token) -> bool:
     return plural and before is not None and (_lower(before) in QUANTIFIERS or _lower(before) == "of" or is_number(before))
 
 
-def _comparative(sentence: ParsedSentence, word: Token) -> ScopedOperator | None:
+def _comparative(sentence: ParsedSentence, word: Token) -> ScopedTrigger | None:
     """"more A than B" / "fewer A than B": two restrictors and a non-monotone body."""
     than = next((t for t in sentence.tokens[word.id:] if _lower(t) == "than"), None)
     if than is None or than.id == word.id + 1:
@@ -346,29 +347,29 @@ def _comparative(sentence: ParsedSentence, word: Token) -> ScopedOperator | None
     first_ids = noun_phrase(sentence, first, triggers) - second_ids
     body = clause_body(sentence, first, triggers)
     name = f"{_lower(word)} than"
-    return ScopedOperator(name, tuple(sorted(triggers)), (
-        OperatorArgument("restrictor", _clean(sentence, first_ids), signature[0]),
-        OperatorArgument("comparison", _clean(sentence, second_ids), signature[1]),
-        OperatorArgument("body", _clean(sentence, body, bound=True), signature[2]),
+    return ScopedTrigger(name, tuple(sorted(triggers)), (
+        TriggerArgument("restrictor", _clean(sentence, first_ids), signature[0]),
+        TriggerArgument("comparison", _clean(sentence, second_ids), signature[1]),
+        TriggerArgument("body", _clean(sentence, body, bound=True), signature[2]),
     ))
 
 
 def _all_but(sentence: ParsedSentence, word: Token, triggers: list[int], anchor: Token,
-             signature: Signature) -> ScopedOperator:
+             signature: Signature) -> ScopedTrigger:
     """"all but N A": the exception phrase and the body are both non-monotone."""
     noun = _quantified_noun(sentence, anchor) if anchor.upos != "NOUN" else anchor
     restrictor = noun_phrase(sentence, noun, set(triggers))
     host = sentence.token(word.head) if word.head and _base(word.deprel) == "det" else word
     body = clause_body(sentence, host, set(triggers) | restrictor)
-    return ScopedOperator("all but", tuple(triggers), (
-        OperatorArgument("restrictor", _clean(sentence, restrictor), signature[0]),
-        OperatorArgument("body", _clean(sentence, body, bound=True), signature[1]),
+    return ScopedTrigger("all but", tuple(triggers), (
+        TriggerArgument("restrictor", _clean(sentence, restrictor), signature[0]),
+        TriggerArgument("body", _clean(sentence, body, bound=True), signature[1]),
     ))
 
 
-def _clausal_operators(sentence: ParsedSentence, quantifiers: list[ScopedOperator]) -> list[ScopedOperator]:
+def _clausal_triggers(sentence: ParsedSentence, quantifiers: list[ScopedTrigger]) -> list[ScopedTrigger]:
     """Negation, conditionals, negative verbs, "without", "only", exceptives and "it is false that"."""
-    found: list[ScopedOperator] = []
+    found: list[ScopedTrigger] = []
     by_trigger = {t: q for q in quantifiers for t in q.triggers}
     for tok in sentence.tokens:
         word, lemma = _lower(tok), tok.lemma.lower()
@@ -384,26 +385,26 @@ def _clausal_operators(sentence: ParsedSentence, quantifiers: list[ScopedOperato
                             ids -= _ids(sentence.subtree(child.id))
                 even = {c.id for c in sentence.children(clause.id) if _lower(c) == "even" and c.id == tok.id - 1}
                 triggers = tuple(sorted(even | {tok.id}))
-                found.append(ScopedOperator("even if" if even else "if", triggers, (
-                    OperatorArgument("antecedent", _clean(sentence, ids - set(triggers)), pj.DOWNWARD),)))
+                found.append(ScopedTrigger("even if" if even else "if", triggers, (
+                    TriggerArgument("antecedent", _clean(sentence, ids - set(triggers)), pj.DOWNWARD),)))
         elif lemma in NEGATIVE_VERBS and tok.upos == "VERB":
             for comp in sentence.children(tok.id):
                 if comp.deprel in ("xcomp", "ccomp"):
                     markers = {c.id for c in sentence.children(comp.id) if c.deprel == "mark" or (c.deprel == "aux" and _lower(c) == "to")}
                     ids = _ids(sentence.subtree(comp.id)) - markers
-                    found.append(ScopedOperator(lemma, (tok.id,), (
-                        OperatorArgument("complement", _clean(sentence, ids), NEGATIVE_VERBS[lemma]),)))
+                    found.append(ScopedTrigger(lemma, (tok.id,), (
+                        TriggerArgument("complement", _clean(sentence, ids), NEGATIVE_VERBS[lemma]),)))
         elif word == "without" and tok.head:
             ids = _ids(sentence.subtree(tok.head)) - {tok.id}
-            found.append(ScopedOperator("without", (tok.id,), (
-                OperatorArgument("scope", _clean(sentence, ids), pj.ANTI_ADDITIVE),)))
+            found.append(ScopedTrigger("without", (tok.id,), (
+                TriggerArgument("scope", _clean(sentence, ids), pj.ANTI_ADDITIVE),)))
         elif word == "only" and tok.head:
             focus = sentence.token(tok.head)
             ids = noun_phrase(sentence, focus, {tok.id})
             body = clause_body(sentence, focus, {tok.id})
-            found.append(ScopedOperator("only", (tok.id,), (
-                OperatorArgument("focus", _clean(sentence, ids), pj.EVERY[1]),
-                OperatorArgument("body", _clean(sentence, body, bound=True), pj.EVERY[0]),
+            found.append(ScopedTrigger("only", (tok.id,), (
+                TriggerArgument("focus", _clean(sentence, ids), pj.EVERY[1]),
+                TriggerArgument("body", _clean(sentence, body, bound=True), pj.EVERY[0]),
             )))
         elif word == "except":
             found.append(_exceptive(sentence, tok, quantifiers))
@@ -412,31 +413,31 @@ def _clausal_operators(sentence: ParsedSentence, quantifiers: list[ScopedOperato
                 if _base(comp.deprel) in ("ccomp", "csubj"):
                     markers = {c.id for c in sentence.children(comp.id) if c.deprel == "mark"}
                     ids = _ids(sentence.subtree(comp.id)) - markers
-                    found.append(ScopedOperator("false", (tok.id,), (
-                        OperatorArgument("scope", _clean(sentence, ids), pj.NEGATION),)))
+                    found.append(ScopedTrigger("false", (tok.id,), (
+                        TriggerArgument("scope", _clean(sentence, ids), pj.NEGATION),)))
     return found
 
 
-def _negation(sentence: ParsedSentence, tok: Token, quantifiers: dict[int, ScopedOperator]) -> ScopedOperator:
+def _negation(sentence: ParsedSentence, tok: Token, quantifiers: dict[int, ScopedTrigger]) -> ScopedTrigger:
     """"not"/"n't"/"never": over a following quantifier and its arguments, or over its predicate minus the subject."""
     following = _next(sentence, tok)
     if following is not None and following.id in quantifiers:
         quantifier = quantifiers[following.id]
         ids = set(quantifier.triggers) | set(quantifier.scope)
-        return ScopedOperator(_lower(tok), (tok.id,), (
-            OperatorArgument("scope", _clean(sentence, ids - {tok.id}), pj.NEGATION),))
+        return ScopedTrigger(_lower(tok), (tok.id,), (
+            TriggerArgument("scope", _clean(sentence, ids - {tok.id}), pj.NEGATION),))
     if not tok.head:
-        return ScopedOperator(_lower(tok), (tok.id,), (OperatorArgument("scope", frozenset(), pj.NEGATION),))
+        return ScopedTrigger(_lower(tok), (tok.id,), (TriggerArgument("scope", frozenset(), pj.NEGATION),))
     head = sentence.token(tok.head)
     ids = _ids(sentence.subtree(head.id)) - {tok.id}
     for child in sentence.children(head.id):
         if _base(child.deprel) in SUBJECT or (child.id < tok.id and child.id != head.id):
             ids -= _ids(sentence.subtree(child.id))
-    return ScopedOperator(_lower(tok), (tok.id,), (
-        OperatorArgument("scope", _clean(sentence, ids), pj.NEGATION),))
+    return ScopedTrigger(_lower(tok), (tok.id,), (
+        TriggerArgument("scope", _clean(sentence, ids), pj.NEGATION),))
 
 
-def _exceptive(sentence: ParsedSentence, tok: Token, quantifiers: list[ScopedOperator]) -> ScopedOperator:
+def _exceptive(sentence: ParsedSentence, tok: Token, quantifiers: list[ScopedTrigger]) -> ScopedTrigger:
     """"except (for) X".
 
     A plain exception ("except Fido") is exact: the exceptions are those and no
@@ -455,15 +456,15 @@ def _exceptive(sentence: ParsedSentence, tok: Token, quantifiers: list[ScopedOpe
     counted = any(is_number(sentence.token(i)) for i in exception)
     host = next((q for q in quantifiers if q.arguments[0].role == "restrictor" and tok.id in q.arguments[0].tokens), None)
     if not (counted and host is not None):
-        return ScopedOperator("except", tuple(sorted(triggers)), (
-            OperatorArgument("exception", _clean(sentence, exception), pj.NON_MONOTONE),))
+        return ScopedTrigger("except", tuple(sorted(triggers)), (
+            TriggerArgument("exception", _clean(sentence, exception), pj.NON_MONOTONE),))
     inner = {t for q in quantifiers for t in q.triggers if t in exception}
     domain = {i for i in host.arguments[0].tokens - exception - triggers if sentence.token(i).upos != "DET"}
     body = next(a for a in host.arguments if a.role == "body")
     # A bare count is exact ("except three" = all but three); a bounded one ("except at most two") is subtracted.
     subtraction = pj.DOWNWARD if inner else pj.NON_MONOTONE
-    return ScopedOperator("except", tuple(sorted(triggers)), (
-        OperatorArgument("exception", _clean(sentence, exception - inner), subtraction),
-        OperatorArgument("domain", _clean(sentence, domain), pj.NON_MONOTONE),
-        OperatorArgument("body", body.tokens - exception, pj.NON_MONOTONE),
+    return ScopedTrigger("except", tuple(sorted(triggers)), (
+        TriggerArgument("exception", _clean(sentence, exception - inner), subtraction),
+        TriggerArgument("domain", _clean(sentence, domain), pj.NON_MONOTONE),
+        TriggerArgument("body", body.tokens - exception, pj.NON_MONOTONE),
     ))

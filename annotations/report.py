@@ -1,0 +1,19 @@
+"""The paper's tables with human validation: the engine's run metrics (ASR, QN, PPL) and
+breakdowns, with each run's HVASR and judged count from the annotations."""
+
+from __future__ import annotations
+
+from annotations.aggregation import hvasr
+from annotations.store import Store
+from engine.metrics import HumanValidation, Report
+from engine.metrics import load_report as load_engine_report
+
+
+def human_validation(store: Store) -> dict[str, HumanValidation]:
+    """Per run name: HVASR (over attacked pairs) and how many attacks have a majority judgment."""
+    return {row.value: HumanValidation(row.hvasr, row.judged) for row in hvasr(store, "run")}
+
+
+def load_report(store: Store, run: str | None = None) -> Report:
+    """Run metrics with HVASR, and the operator and polarity breakdowns (one read of the runs)."""
+    return load_engine_report(store, run, human_validation(store))

@@ -1,0 +1,50 @@
+"""``report`` subcommand: ASR, QN and PPL per run, with the operator and polarity breakdowns.
+
+HVASR needs the human judgments of the annotation layer: ``python -m annotations report`` prints
+the same tables with it, through :func:`print_report`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from engine.errors import InputError
+from engine.metrics import Report, load_report, write_csv
+from engine.settings import get_settings
+from engine.tables import record_table
+from runstore.store import RunStore
+
+RUN_COLUMNS = ["run", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
+               "asr", "hvasr", "judged", "qn_mean", "qn_median", "ppl_mean", "seconds"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("report", help="ASR, QN and PPL per run, with breakdowns (with HVASR: python -m annotations report)")
+    r.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    r.add_argument("--run", default=None, help="only this run")
+    r.add_argument("--csv", type=Path, default=None,
+                   help="write the run table here, and the breakdowns beside it (-operator.csv, -polarity.csv)")
+    r.set_defaults(func=cmd_report)
+
+
+def print_report(tables: Report, csv: Path | None) -> None:
+    """Print the run table and both breakdowns; with ``csv``, write them beside each other."""
+    print(record_table(tables.runs, RUN_COLUMNS))
+    print("\nSuccessful attacks by operator\n" + record_table(tables.operators))
+    print("\nSuccessful attacks by polarity of the edit\n" + record_table(tables.polarity))
+    if csv is not None:
+        write_csv(tables.runs, csv)
+        write_csv(tables.operators, csv.with_name(f"{csv.stem}-operator.csv"))
+        write_csv(tables.polarity, csv.with_name(f"{csv.stem}-polarity.csv"))
+        print(f"\nwrote {csv} and its -operator/-polarity companions")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    if args.db is not None and not args.db.is_file():
+        raise InputError(f"{args.db}: no such store file")
+    with RunStore.open(args.db or settings.db_path) as store:
+        tables = load_report(store, args.run)
+    print_report(tables, args.csv)
+    print("\n(HVASR comes from human judgments: python -m annotations report)")
+    return 0

@@ -1,0 +1,116 @@
+"""AltLM back-ends: the words a language model proposes for a slot of H.
+
+- :class:`MaskedLMFillIn` (``settings.alt_lm = "masked"``): one forward pass of a masked LM masks
+  every slot of the sentence.
+- :class:`FrequencyFillIn` (``"offline"``, the default here): frequent same-POS English words
+  (wordfreq + WordNet), ranked in context by the causal LM scorer.
+
+The AltLM operator (:mod:`engine.operators.altlm`) calls :meth:`FillIn.alternatives` once per H.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+import torch
+
+from engine import lexicon
+from engine.edits import FillIn, Slot
+from engine.inflection import fix_article, inflect
+from engine.lexicon import LIGHT_VERBS, NON_INTERSECTIVE
+from engine.models import LoadedModel, load_masked_lm
+from engine.scoring import Scorer
+from engine.settings import Settings, SettingsError, get_settings
+
+__all__ = ["FillIn", "FrequencyFillIn", "MaskedLMFillIn", "Slot", "build_fill_in", "frequent_lemmas"]
+
+
+class MaskedLMFillIn:
+    """AltLM with a masked LM: one forward pass masks every slot of the sentence."""
+
+    def __init__(self, lm: LoadedModel, settings: Settings | None = None, pool: int = 50) -> None:
+        self.lm, self.settings, self.pool = lm, settings or get_settings(), pool
+
+    @torch.inference_mode()
+    def alternatives(self, words: Sequence[str], slots: Sequence[Slot], k: int) -> list[list[str]]:
+        tok = self.lm.tokenizer
+        texts = [" ".join(tok.mask_token if i == s.index else w for i, w in enumerate(words)) for s in slots]
+        batch = tok(texts, return_tensors="pt", padding=True).to(self.lm.device)
+        logits = self.lm.model(**batch).logits
+        out = []
+        for row, slot in enumerate(slots):
+            position = (batch["input_ids"][row] == tok.mask_token_id).nonzero()[0, 0]
+            top = logits[row, position].float().topk(self.pool).indices.tolist()
+            picked = []
+            for word in (tok.convert_ids_to_tokens(i) for i in top):
+                if _fits(word, slot, self.settings) and word not in picked:
+                    picked.append(word)
+            out.append(picked[:k])
+        return out
+
+
+def _fits(word: str, slot: Slot, settings: Settings) -> bool:
+    """A whole alphabetic word of the slot's POS whose lemma is not related to the original."""
+    if not word.isalpha() or len(word) < 3:
+        return False
+    reader = lexicon.wordnet(settings)
+    lemma = reader.morphy(word.lower(), lexicon.WORDNET_POS[slot.upos])
+    return (lemma is not None and lemma not in slot.exclude and lemma != slot.lemma.lower()
+            and lexicon.plain_word(lemma, slot.upos, settings))
+
+
+@lru_cache(maxsize=8)
+def frequent_lemmas(upos: str, size: int, settings: Settings) -> tuple[str, ...]:
+    """The ``size`` most frequent English content-word lemmas whose usual WordNet POS is ``upos``
+    (and that read as plain English under ``settings``, e.g. its ``min_zipf``)."""
+    from lemminflect import getLemma
+    from spacy.lang.en.stop_words import STOP_WORDS
+    from wordfreq import top_n_list
+
+    pos = lexicon.WORDNET_POS[upos]
+    skip = STOP_WORDS | NON_INTERSECTIVE | LIGHT_VERBS
+    out = []
+    for word in top_n_list("en", 20000):
+        if len(word) < 3 or not word.isalpha() or word in skip:
+            continue
+        if (lexicon.usual_pos(word, settings) == pos and getLemma(word, upos=upos)[:1] == (word,)
+                and lexicon.plain_word(word, upos, settings)):
+            out.append(word)
+            if len(out) == size:
+                break
+    return tuple(out)
+
+
+class FrequencyFillIn:
+    """Offline AltLM: frequent same-POS words (wordfreq + WordNet), ranked in context by a scorer."""
+
+    def __init__(self, scorer: Scorer, settings: Settings | None = None) -> None:
+        self.scorer, self.settings = scorer, settings or get_settings()
+
+    def alternatives(self, words: Sequence[str], slots: Sequence[Slot], k: int) -> list[list[str]]:
+        options: list[tuple[int, str, str]] = []
+        for n, slot in enumerate(slots):
+            pool = frequent_lemmas(slot.upos, self.settings.alt_lm_pool, self.settings)
+            for lemma in pool:
+                form = inflect(lemma, slot.xpos, slot.upos)
+                if form and lemma not in slot.exclude and lemma != slot.lemma.lower():
+                    sentence = list(words)
+                    sentence[slot.index] = form
+                    fix_article(sentence, slot.index)
+                    options.append((n, form, " ".join(sentence)))
+        scores = self.scorer.score([text for _, _, text in options]) if options else []
+        ranked: list[list[str]] = [[] for _ in slots]
+        for (n, form, _), _score in sorted(zip(options, scores), key=lambda pair: pair[1]):
+            if len(ranked[n]) < k:
+                ranked[n].append(form)
+        return ranked
+
+
+def build_fill_in(settings: Settings, scorer: Scorer) -> FillIn:
+    """The AltLM fill-in ``settings.alt_lm`` names: ``offline`` (frequency list + scorer) or ``masked``."""
+    if settings.alt_lm == "offline":
+        return FrequencyFillIn(scorer, settings)
+    if settings.alt_lm == "masked":
+        return MaskedLMFillIn(load_masked_lm(settings=settings), settings)
+    raise SettingsError(f"alt_lm {settings.alt_lm!r} is not one of offline, masked")

@@ -1,0 +1,24 @@
+"""Edit operators, registered by name (see :mod:`engine.operators.base` for the interface).
+
+Importing this package registers the built-in operators in Algorithm 1's order: the WordNet
+substitutions, deletion and insertion, predicate negation, AltLM, then the sentence-level
+negations. New operators register the same way from any module imported before generation.
+"""
+
+from engine.operators import altlm, modifiers, negation, wordnet  # noqa: E402,F401  (registration order)
+from engine.operators.base import (
+    EditOperator,
+    Level,
+    SentenceOperator,
+    TokenOperator,
+    get_operator,
+    operator_names,
+    register_operator,
+    registered_operators,
+    select_operators,
+)
+
+__all__ = [
+    "EditOperator", "Level", "SentenceOperator", "TokenOperator", "get_operator", "operator_names",
+    "register_operator", "registered_operators", "select_operators",
+]

@@ -1,0 +1,50 @@
+"""AltLM (Algorithm 1): replace a content word by a same-POS word a language model proposes in
+context, unrelated to it in WordNet, as an alternation (|). The back-ends (masked LM, or the
+offline frequency list ranked by the causal LM) live in :mod:`engine.fill_in`; the operator asks
+the back-end about every eligible word of H in one batch."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+from engine import lexicon
+from engine.edits import Edit, EditContext, Slot
+from engine.inflection import match_case
+from engine.natlog.polarity import PolarizedToken
+from engine.natlog.relations import Relation
+from engine.operators.base import EditOperator, Level, register_operator
+from engine.operators.wordnet import heads_listed_compound, substitutable
+
+
+def alt_lm_slots(ctx: EditContext, sites: Sequence[PolarizedToken]) -> list[tuple[PolarizedToken, Slot]]:
+    """The sites where AltLM may run: substitutable, not alternated before, not a listed compound."""
+    slots = []
+    for tok in sites:
+        t = tok.token
+        if (substitutable(tok) and t.text.lower() not in ctx.alternated
+                and not heads_listed_compound(ctx.polarized.sentence, tok, ctx.settings)):
+            exclude = frozenset(lexicon.related_lemmas(t.lemma, t.upos, ctx.settings))
+            slots.append((tok, Slot(t.id - 1, t.upos, t.xpos, t.lemma, exclude)))
+    return slots
+
+
+@register_operator
+class AltLM(EditOperator):
+    """Substitute a content word by a same-POS language-model fill-in (alternation)."""
+
+    name = paper_name = "AltLM"
+    relations = frozenset({Relation.ALTERNATION})
+    level = Level.TOKEN
+    description = "a same-POS LM fill-in unrelated in WordNet (|)"
+
+    def propose(self, ctx: EditContext, sites: Sequence[PolarizedToken]) -> Iterator[tuple[int | None, Edit]]:
+        if ctx.fill_in is None:
+            return
+        slots = alt_lm_slots(ctx, sites)
+        if not slots:
+            return
+        found = ctx.fill_in.alternatives(ctx.words, [s for _, s in slots], ctx.settings.alt_lm_top)
+        for (tok, slot), words in zip(slots, found):
+            for word in words:
+                yield slot.index, Edit(slot.index, slot.index + 1, (match_case(word, tok.token.text),),
+                                       Relation.ALTERNATION)

@@ -1,0 +1,75 @@
+"""Records of the runs store (defined once, reused by the engine, annotations and the app)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from runstore.vocab import AttackStatus, NLILabel
+
+
+@dataclass(frozen=True)
+class Run:
+    """One batch attack run: a setup against a victim over one data file."""
+
+    id: int
+    name: str
+    setup: str
+    victim: str
+    data_path: str
+    data_format: str
+    seed: int
+    config: dict[str, Any]
+    created_at: str
+    finished_at: str | None
+
+
+@dataclass(frozen=True)
+class AttackRecord:
+    """What the attack engine hands to the store for one source pair.
+
+    ``original_*`` fields describe the victim on (premise, hypothesis);
+    ``adversarial_*`` fields describe it on (premise, H*). ``derivation`` and
+    ``trace`` must be JSON-serialisable.
+    """
+
+    pair_index: int
+    premise: str
+    hypothesis: str
+    gold_label: NLILabel | None
+    status: AttackStatus
+    source_label: NLILabel
+    target_label: NLILabel
+    original_prediction: NLILabel | None = None
+    original_probabilities: dict[str, float] | None = None
+    adversarial_hypothesis: str | None = None
+    adversarial_prediction: NLILabel | None = None
+    adversarial_probabilities: dict[str, float] | None = None
+    queries: int = 0
+    cache_hits: int = 0
+    perplexity: float | None = None
+    operators: tuple[str, ...] = ()
+    polarity: str | None = None
+    derivation: Any = None
+    trace: Any = None
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    def edit_values(self, group: str) -> tuple[str, ...]:
+        """The distinct ``operator`` s, or edit ``polarity`` marks (↑ ↓ =), of H*'s derivation, in
+        order of first use; ``("none",)`` when it has none. A value used twice counts once."""
+        values = self.operators if group == "operator" else tuple(self.polarity or ())
+        return tuple(dict.fromkeys(values)) or ("none",)
+
+
+@dataclass(frozen=True)
+class StoredAttack:
+    """An attack as read back from the store, with its run's identity."""
+
+    id: int
+    run_id: int
+    run_name: str
+    pair_id: int
+    item_id: int | None
+    record: AttackRecord

@@ -1,0 +1,113 @@
+"""Schemas as ordered lists of forward migrations, one list per component sharing the file.
+
+The runs store owns ``runs``, ``pairs`` and ``attacks``; the annotation layer adds its own
+tables to the same file with its own list (:mod:`annotations.schema`). Table
+``schema_migrations`` holds how many migrations of each component are applied; opening a store
+applies the missing ones inside one ``BEGIN IMMEDIATE`` transaction, so two processes opening a
+fresh file at once cannot both migrate it.
+
+Files written before components existed kept one count in ``PRAGMA user_version`` for a single
+list whose first migration created every table; such a count is read as that many migrations
+of each component.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import sqlite_utils
+
+from runstore.errors import InputError
+
+Migrations = Sequence[Sequence[str]]
+LABEL_CHECK = "IN ('entailment', 'neutral', 'contradiction')"
+COMPONENT = "runs"
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: runs, source pairs, attacks.
+    (
+        """CREATE TABLE IF NOT EXISTS runs (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            setup TEXT NOT NULL,
+            victim TEXT NOT NULL,
+            data_path TEXT NOT NULL,
+            data_format TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            config TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            finished_at TEXT
+        )""",
+        f"""CREATE TABLE IF NOT EXISTS pairs (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            pair_index INTEGER NOT NULL CHECK (pair_index >= 0),
+            premise TEXT NOT NULL,
+            hypothesis TEXT NOT NULL,
+            gold_label TEXT CHECK (gold_label IS NULL OR gold_label {LABEL_CHECK}),
+            UNIQUE (run_id, pair_index)
+        )""",
+        f"""CREATE TABLE IF NOT EXISTS attacks (
+            id INTEGER PRIMARY KEY,
+            run_id INTEGER NOT NULL REFERENCES runs(id),
+            pair_id INTEGER NOT NULL UNIQUE REFERENCES pairs(id),
+            status TEXT NOT NULL CHECK (status IN ('success', 'failed', 'skipped')),
+            source_label TEXT NOT NULL CHECK (source_label {LABEL_CHECK}),
+            target_label TEXT NOT NULL CHECK (target_label {LABEL_CHECK}),
+            original_hypothesis TEXT NOT NULL,
+            adversarial_hypothesis TEXT,
+            original_prediction TEXT,
+            original_probabilities TEXT,
+            adversarial_prediction TEXT,
+            adversarial_probabilities TEXT,
+            queries INTEGER NOT NULL CHECK (queries >= 0),
+            cache_hits INTEGER NOT NULL CHECK (cache_hits >= 0),
+            perplexity REAL,
+            operators TEXT NOT NULL,
+            polarity TEXT,
+            derivation TEXT,
+            trace TEXT,
+            started_at TEXT NOT NULL,
+            finished_at TEXT NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS attacks_run ON attacks(run_id)",
+    ),
+)
+
+
+def schema_version(db: sqlite_utils.Database, component: str = COMPONENT) -> int:
+    """The number of ``component`` migrations applied to ``db``."""
+    if "schema_migrations" in db.table_names():
+        row = next(db.query("SELECT version FROM schema_migrations WHERE component = ?", [component]), None)
+        if row is not None:
+            return int(row["version"])
+    return int(next(db.query("PRAGMA user_version"))["user_version"])
+
+
+def migrate(db: sqlite_utils.Database, component: str = COMPONENT, migrations: Migrations | None = None) -> int:
+    """Apply ``component`` 's missing migrations (default: this module's) in one ``BEGIN IMMEDIATE``
+    transaction; return the version."""
+    migrations = MIGRATIONS if migrations is None else migrations
+    latest = len(migrations)
+    if schema_version(db, component) == latest:
+        return latest
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        version = schema_version(db, component)
+        if version > latest:
+            raise InputError(
+                f"store schema version {version} ({component}) is newer than this program's {latest}; "
+                "upgrade NatLog Studio to open it"
+            )
+        for number in range(version, latest):
+            for statement in migrations[number]:
+                db.execute(statement)
+        db.execute("CREATE TABLE IF NOT EXISTS schema_migrations "
+                   "(component TEXT PRIMARY KEY, version INTEGER NOT NULL)")
+        db.execute("INSERT INTO schema_migrations (component, version) VALUES (?, ?) "
+                   "ON CONFLICT (component) DO UPDATE SET version = excluded.version", [component, latest])
+    except BaseException:
+        db.conn.execute("ROLLBACK")
+        raise
+    db.conn.execute("COMMIT")
+    return latest

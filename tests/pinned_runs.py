@@ -1,0 +1,89 @@
+"""Seeded attack runs whose H*, QN and trace contents are pinned in ``tests/data/pinned_attacks.json``.
+
+The pin was recorded before the operator/constraint registry replaced the hard-wired search, so a
+refactor that changes any H*, query count, candidate list, ranking or round outcome fails
+``tests/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
+``.venv/bin/python -m tests.pinned_runs --write``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+PIN = Path(__file__).resolve().parent / "data" / "pinned_attacks.json"
+# (setup, n): the n-th SNLI test pair of the setup's source label, with a hypothesis of at most
+# seven words, that the victim gets right (so that it is attacked, not skipped)
+CASES: tuple[tuple[str, int], ...] = (
+    ("E2E", 0), ("E2E", 1), ("C2C", 0), ("C2C", 1), ("N2N", 0), ("N2N", 1),
+    ("E2C", 0), ("E2N", 0), ("E2N", 1), ("C2E", 0),
+)
+OVERRIDES = {"query_budget": 25, "top_k": 12}
+
+
+def _round(r: dict[str, Any]) -> dict[str, Any]:
+    rejected = r.get("rejected")
+    if rejected is None:  # the trace before constraints were registered objects
+        rejected = {"relation-guard": r["guard_rejected"], "premise-check": r["premise_rejected"]}
+    rejected = {k: v for k, v in sorted(rejected.items()) if v}
+    return {
+        "hypothesis": r["hypothesis"], "composed": r["composed"], "allowed": r["allowed"],
+        "ranked": r["ranked"], "rejected": rejected, "revisited": r["revisited"],
+        "outcome": r["outcome"], "chosen": r["chosen"],
+        "queried": [[q["text"], q["operator"], q["relation"], q["counted"], q["queries"], q["label"]]
+                    for q in r["queried"]],
+    }
+
+
+def summarize(result: dict[str, Any]) -> dict[str, Any]:
+    """The parts of an attack's JSON that behaviour determines (no timings)."""
+    return {
+        "setup": result["setup"], "hypothesis": result["hypothesis"], "status": result["status"],
+        "reason": result["reason"], "h_star": result["adversarial_hypothesis"], "queries": result["queries"],
+        "cache_hits": result["cache_hits"], "relation": result["relation"],
+        "derivation": [[s["operator"], s["old"], s["new"], s["polarity"], s["text"]] for s in result["derivation"]],
+        "rounds": [_round(r) for r in result["rounds"]],
+    }
+
+
+def run_cases(shared_data: Path, folder: Path) -> list[dict[str, Any]]:
+    """Attack the pinned pairs with a seeded tiny victim, AltLM on, and return their summaries."""
+    from engine.attack import AttackTools, attack_pair
+    from engine.datasets import read_pairs
+    from engine.natlog.setups import get_setup
+    from engine.settings import get_settings
+    from engine.victim import load_victim
+    from tests.tiny_models import build_tiny_classifier
+
+    settings = get_settings().with_overrides(**OVERRIDES)
+    victim = load_victim(str(build_tiny_classifier(folder, seed=3, initializer_range=0.3)), settings=settings)
+    tools = AttackTools.build(settings, alt_lm=True)
+    pairs = read_pairs(shared_data / "snli_test.tsv", "snli")
+    out = []
+    for name, index in CASES:
+        setup = get_setup(name)
+        pool = [p for p in pairs if p.label == setup.source_label and len(p.hypothesis.split()) <= 7][:60]
+        right = [p for p, guess in zip(pool, victim.predict([(p.premise, p.hypothesis) for p in pool]))
+                 if guess.label == p.label]
+        pair = right[index]
+        result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
+        out.append(summarize(result.to_json()))
+    return out
+
+
+if __name__ == "__main__":
+    import os
+
+    os.environ.setdefault("NATLOG_PP_INVENTORY", str(Path(tempfile.mkdtemp()) / "pp_inventory.json"))
+    from engine.settings import PROJECT_ROOT
+
+    found = run_cases(PROJECT_ROOT.parent / "shared" / "data", Path(tempfile.mkdtemp()) / "victim")
+    text = json.dumps(found, ensure_ascii=False, indent=1)
+    if "--write" in sys.argv:
+        PIN.write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {PIN}")
+    else:
+        print(text)

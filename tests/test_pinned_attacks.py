@@ -1,0 +1,29 @@
+"""Seeded attacks give the same H*, query numbers and traces as the pin recorded before the
+operator and constraint registries replaced the hard-wired search (see tests/pinned_runs.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.pinned_runs import PIN, run_cases
+
+pytestmark = pytest.mark.slow
+
+
+def test_seeded_attacks_match_the_pin(shared_data: Path, tmp_path: Path) -> None:
+    pinned = json.loads(PIN.read_text(encoding="utf-8"))
+    found = run_cases(shared_data, tmp_path / "victim")
+    assert [c["setup"] for c in found] == [c["setup"] for c in pinned]
+    for got, want in zip(found, pinned):
+        assert got == want, f"{want['setup']} on {want['hypothesis']!r} changed"
+    # The pin exercises what it should: successes and failures, several rounds, a constraint that
+    # dropped candidates, and sentence-level as well as word-level operators.
+    statuses = {c["status"] for c in pinned}
+    operators = {q[1] for c in pinned for r in c["rounds"] for q in r["queried"]}
+    assert {"success", "failed"} <= statuses
+    assert any(len(c["rounds"]) > 1 for c in pinned)
+    assert any(r["rejected"] for c in pinned for r in c["rounds"])
+    assert {"SentenceNegation", "DoubleNegation", "Insertion", "PerturbSyno"} <= operators
