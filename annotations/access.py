@@ -51,10 +51,6 @@ class AnnotatorSession:
     def progress(self) -> Progress:
         return assignment.progress(self._store, self._check().id)
 
-    def my_judgments(self) -> list[Judgment]:
-        """This annotator's own votes."""
-        return _judgments(self._store, self._check().id)
-
 
 class AdminSession(AnnotatorSession):
     """A signed-in admin: annotators, everyone's votes, agreement, HVASR, export."""

@@ -21,6 +21,7 @@ from annotations.records import (
 )
 from annotations.store import Store
 from engine.errors import InputError
+from runstore.vocab import AttackStatus
 
 HVASR_GROUPS: tuple[str, ...] = ("run", "setup", "victim", "dataset", "operator", "polarity")
 
@@ -155,13 +156,13 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
     results = item_results(store)
     tallies: dict[str, Counter[str]] = defaultdict(Counter)
     for attack in store.attacks(with_trace=False):
-        if attack.record.status == "skipped":
+        if attack.record.status == AttackStatus.SKIPPED:
             continue
         result = results.get(attack.id)
         for value in _group_values(attack, runs[attack.run_id], group):
             tally = tallies[value]
             tally["attacked"] += 1
-            tally["successful"] += attack.record.status == "success"
+            tally["successful"] += attack.record.status == AttackStatus.SUCCESS
             tally["judged"] += result is not None and result.majority is not None
             tally["valid"] += result is not None and result.majority == attack.record.target_label
     return [

@@ -93,7 +93,7 @@ def _gold_due(store: Store, annotator_id: int) -> bool:
 
 def check_label(label: str) -> NLILabel:
     """The label as an :class:`NLILabel` (any case), or InputError naming the three allowed."""
-    return NLILabel.parse(label, "a label")
+    return NLILabel.parse(label, "label")
 
 
 def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent: bool = False,
@@ -128,6 +128,7 @@ def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent
             "not_fluent": int(bool(not_fluent)), "seconds": seconds, "source": source,
             "created_at": store.now(),
         }).last_pk
+        assert judgment_id is not None  # set by every insert
         db.execute("DELETE FROM assignments WHERE item_id = ? AND annotator_id = ?",
                    [item_id, annotator_id])
     return int(judgment_id)

@@ -43,10 +43,12 @@ def _crowd_annotator(store: Store, worker: str, source: str) -> int:
     row = next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]), None)
     if row is not None:
         return int(row["id"])
-    return int(store.db.table("annotators").insert({
+    annotator_id = store.db.table("annotators").insert({
         "name": name, "role": "annotator", "token_hash": None, "source": source,
         "created_at": store.now(), "revoked_at": None,
-    }).last_pk)
+    }).last_pk
+    assert annotator_id is not None  # set by every insert
+    return int(annotator_id)
 
 
 def import_votes(store: Store, path: str | Path, source: str = "crowd") -> ImportReport:

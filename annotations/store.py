@@ -38,7 +38,7 @@ class Store(RunStore):
         self.lease_s = settings.annotations_lease_s
 
     @classmethod
-    def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Self:  # type: ignore[override]
+    def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Self:
         """Open (creating and migrating as needed) the store at ``path``.
 
         ``path`` defaults to ``settings.db_path``; ``settings`` (default: the

@@ -1,15 +1,13 @@
-"""NatLog Studio: ``streamlit run app/main.py``."""
+"""NatLog Studio: ``streamlit run app/main.py`` (the project is installed, so ``app``, ``engine``,
+``annotations`` and ``runstore`` import from anywhere)."""
 
-import sys
 from pathlib import Path
 
+import streamlit as st
+
+from app.auth import current_role
+
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-import streamlit as st  # noqa: E402
-
-from app.auth import current_role  # noqa: E402
 
 st.set_page_config(page_title="NatLog Studio", page_icon="⇅", layout="wide")
 

@@ -70,7 +70,7 @@ def polarity_html(polarized: PolarizedSentence) -> str:
 
 def scope_html(polarized: PolarizedSentence, trigger: ScopedTrigger) -> str:
     """One trigger's scope: its words boxed, each argument's tokens on its own colour."""
-    colour_of = {}
+    colour_of: dict[int, str] = {}
     for k, argument in enumerate(trigger.arguments):
         for i in argument.tokens:
             colour_of.setdefault(i, ARGUMENT_COLOURS[k % len(ARGUMENT_COLOURS)])

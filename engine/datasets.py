@@ -54,7 +54,7 @@ class NLIPair:
 def normalize_label(raw: str, where: str) -> NLILabel:
     """Map a gold label spelling (any case) to an :class:`NLILabel`."""
     try:
-        return NLILabel.parse(raw)
+        return NLILabel.parse(raw.strip(), "label")
     except InputError as exc:
         raise InputError(f"{where}: {exc}") from None
 
@@ -158,6 +158,7 @@ def _read_header_tsv(path: Path, source: str, layout: _HeaderLayout) -> Iterator
         raise InputError(
             f"{path}:1: missing column {', '.join(missing)} in the header (found: {', '.join(header)})"
         )
+    assert label_col is not None  # else it is missing, reported above
     width = max(column[c] for c in (layout.premise, layout.hypothesis, label_col)) + 1
 
     def cell(cells: list[str], name: str) -> str:

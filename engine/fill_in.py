@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import cast
 
 import torch
 
@@ -43,7 +44,8 @@ class MaskedLMFillIn:
             position = (batch["input_ids"][row] == tok.mask_token_id).nonzero()[0, 0]
             top = logits[row, position].float().topk(self.pool).indices.tolist()
             picked = []
-            for word in (tok.convert_ids_to_tokens(i) for i in top):
+            # One id in, one token out (the stub also allows a list for a list of ids).
+            for word in (cast(str, tok.convert_ids_to_tokens(i)) for i in top):
                 if _fits(word, slot, self.settings) and word not in picked:
                     picked.append(word)
             out.append(picked[:k])

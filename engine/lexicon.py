@@ -25,6 +25,8 @@ from engine.resources import ResourceError, check_wordnet, use_nltk_data
 from engine.settings import Settings, get_settings
 
 if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset
+
     from engine.parse.sentence import Token
 
 # Modifiers that are not intersective (deleting or inserting them is not a monotone edit).
@@ -126,7 +128,7 @@ def usual_pos(word: str, settings: Settings | None = None) -> str | None:
     for synset in wordnet(settings).synsets(word.replace(" ", "_")):
         pos = synset.pos().replace("s", "a")
         counts[pos] = counts.get(pos, 0) + 1
-    return max(counts, key=counts.get) if counts else None
+    return max(counts, key=counts.__getitem__) if counts else None
 
 
 def plain_word(word: str, upos: str, settings: Settings | None = None) -> bool:
@@ -190,11 +192,15 @@ def synonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[L
     return _collect(lemma, upos, found, settings)
 
 
-def _walk(start, step: Callable, max_hops: int) -> list[tuple[object, tuple[str, ...]]]:
+def _walk(
+    start: Synset, step: Callable[[Synset], Iterable[Synset]], max_hops: int,
+) -> list[tuple[Synset, tuple[str, ...]]]:
     """Synsets reachable from ``start`` in 1..max_hops steps, each with its path of names."""
-    out, frontier, seen = [], [(start, (start.name(),))], {start.name()}
+    out: list[tuple[Synset, tuple[str, ...]]] = []
+    frontier: list[tuple[Synset, tuple[str, ...]]] = [(start, (start.name(),))]
+    seen = {start.name()}
     for _ in range(max_hops):
-        nxt = []
+        nxt: list[tuple[Synset, tuple[str, ...]]] = []
         for synset, path in frontier:
             for other in step(synset):
                 if other.name() not in seen:
@@ -253,7 +259,7 @@ def antonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[L
     """WordNet antonyms of the word's lemmas (|); satellite adjectives use their head's."""
     found = []
     for s in senses(lemma, upos, settings):
-        heads = [(s, (s.name(),))]
+        heads: list[tuple[Synset, tuple[str, ...]]] = [(s, (s.name(),))]
         if s.pos() == "s":
             heads += [(h, (s.name(), h.name())) for h in s.similar_tos()]
         for head, path in heads:

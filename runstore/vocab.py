@@ -13,6 +13,10 @@ from runstore.errors import InputError
 
 
 class _Vocabulary(enum.StrEnum):
+    def __repr__(self) -> str:
+        """As the plain string, so that messages read ``'neutral'`` wherever a value is quoted."""
+        return repr(self.value)
+
     @classmethod
     def parse(cls, value: object, what: str | None = None) -> Self:
         """The member spelled ``value`` (any case, surrounding space ignored); InputError if none."""
@@ -23,11 +27,11 @@ class _Vocabulary(enum.StrEnum):
             if member.value == key:
                 return member
         name = what or (cls.__doc__ or cls.__name__).split(":")[0].strip()
-        raise InputError(f"{name} must be one of {', '.join(m.value for m in cls)}, got {value!r}")
+        raise InputError(f"unknown {name} {value!r}; use one of: {', '.join(m.value for m in cls)}")
 
 
 class NLILabel(_Vocabulary):
-    """an NLI label: what a premise says of a hypothesis."""
+    """NLI label: what a premise says of a hypothesis."""
 
     ENTAILMENT = "entailment"
     NEUTRAL = "neutral"
@@ -35,7 +39,7 @@ class NLILabel(_Vocabulary):
 
 
 class AttackStatus(_Vocabulary):
-    """an attack status: how the attack on one pair ended."""
+    """attack status: how the attack on one pair ended."""
 
     SUCCESS = "success"  # the victim's prediction on (P, H*) left the target label
     FAILED = "failed"  # budget spent, or no candidate left, or H unparsable

@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from engine.attack import AttackTools
+from engine.datasets import read_pairs
 from engine.settings import PROJECT_ROOT, Settings, get_settings
+from engine.victim import Victim, load_victim
+from tests.tiny_models import build_tiny_classifier
 
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 
@@ -38,3 +42,23 @@ def tmp_settings(tmp_path: Path) -> Settings:
     """Settings whose data directory (and so SQLite file) is a fresh temporary folder."""
     base = get_settings()
     return base.with_overrides(db_path=tmp_path / "natlog.sqlite", models_dir=tmp_path / "models")
+
+
+# The attack tests' shared parts: a tiny real BERT victim that answers "contradiction" on every
+# input, the configured ranking tools without AltLM, and real SNLI contradiction pairs.
+@pytest.fixture(scope="module")
+def victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
+    folder = build_tiny_classifier(tmp_path_factory.mktemp("victim"), bias=(0.0, 0.0, 3.0))
+    return load_victim(str(folder), settings=settings)
+
+
+@pytest.fixture(scope="module")
+def tools(settings) -> AttackTools:
+    return AttackTools.build(settings, alt_lm=False)
+
+
+@pytest.fixture(scope="module")
+def contradictions(shared_data: Path) -> list:
+    """Real SNLI contradiction pairs with short hypotheses."""
+    pairs = read_pairs(shared_data / "snli_test.tsv", "snli")
+    return [p for p in pairs if p.label == "contradiction" and len(p.hypothesis.split()) <= 6][:4]

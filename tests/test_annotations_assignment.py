@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from annotations import Store, auth
-from annotations.access import AnnotatorSession, sign_in
+from annotations.access import AnnotatorSession, _judgments, sign_in
 from annotations.aggregation import agreement, item_results
 from engine.errors import InputError
 from engine.settings import Settings
@@ -114,7 +114,7 @@ def test_bad_votes_are_refused_and_earlier_votes_kept(tmp_settings: Settings) ->
     a.submit(item.item_id, "Entailment", not_fluent=True, seconds=3.0)
     with pytest.raises(InputError, match="unknown item 999"):
         a.submit(999, "entailment")
-    with pytest.raises(InputError, match="is not one of entailment, neutral, contradiction"):
+    with pytest.raises(InputError, match="unknown label 'yes'; use one of: entailment, neutral, contradiction"):
         a.submit(item.item_id, "yes")
     with pytest.raises(InputError, match="duplicate vote"):
         a.submit(item.item_id, "neutral")
@@ -122,7 +122,7 @@ def test_bad_votes_are_refused_and_earlier_votes_kept(tmp_settings: Settings) ->
         b.submit(item.item_id + 1, "neutral")
     with pytest.raises(InputError, match=">= 0 seconds"):
         b.submit(b.next_item().item_id, "neutral", seconds=-1)
-    (vote,) = a.my_judgments()
+    (vote,) = _judgments(store, a.annotator.id)
     assert (vote.label, vote.not_fluent, vote.seconds) == ("entailment", True, 3.0)
-    assert b.my_judgments() == []
+    assert _judgments(store, b.annotator.id) == []
     assert a.next_item() is not None

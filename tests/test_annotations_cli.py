@@ -78,7 +78,7 @@ def test_import_votes_keeps_good_rows_and_names_bad_lines(capsys, db: Path, tmp_
     lines = err.strip().splitlines()
     assert [line.split(":")[1] for line in lines] == ["5", "6", "7", "8", "9"]
     assert "conflicting vote 'neutral'" in lines[0] and "unknown item 999" in lines[1]
-    assert "not one of entailment" in lines[2] and "not a number" in lines[3]
+    assert "unknown label 'maybe'; use one of: entailment" in lines[2] and "not a number" in lines[3]
     assert "wrong number of fields" in lines[4]
     with Store.open(db) as store:
         votes = {(r["name"], r["item_id"], r["label"]) for r in store.db.query(

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from annotations import AttackRecord, Store, schema
-from annotations.schema import SCHEMA_VERSION, schema_version
 from engine.errors import InputError
 from engine.settings import PROJECT_ROOT, Settings
+from runstore import schema as run_schema
 
 PROBS = {"entailment": 0.8, "neutral": 0.1, "contradiction": 0.1}
 
@@ -66,7 +66,8 @@ def store(tmp_settings: Settings):
 
 def test_open_creates_wal_store_with_foreign_keys_and_version(store: Store) -> None:
     assert store.path.is_file()
-    assert schema_version(store.db) == SCHEMA_VERSION
+    assert run_schema.schema_version(store.db) == len(run_schema.MIGRATIONS)
+    assert schema.schema_version(store.db) == len(schema.MIGRATIONS)
     assert next(store.db.query("PRAGMA journal_mode"))["journal_mode"] == "wal"
     assert next(store.db.query("PRAGMA foreign_keys"))["foreign_keys"] == 1
     with pytest.raises(sqlite3.IntegrityError):
@@ -81,9 +82,25 @@ def test_reopening_keeps_data_and_newer_schema_is_refused(tmp_settings: Settings
         store.record_attack(run_id, make_record(0))
     with Store.open(settings=tmp_settings) as store:
         assert [a.record.pair_index for a in store.attacks()] == [0]
-        store.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+        store.db.execute("UPDATE schema_migrations SET version = version + 1 WHERE component = 'runs'")
     with pytest.raises(InputError, match="newer"):
         Store.open(settings=tmp_settings)
+
+
+def test_a_store_from_before_components_opens_with_its_data(tmp_settings: Settings) -> None:
+    """Files written when one migration list created every table kept its count in user_version."""
+    legacy = sqlite3.connect(tmp_settings.db_path)
+    for statement in (*run_schema.MIGRATIONS[0], *schema.MIGRATIONS[0]):
+        legacy.execute(statement.replace(" IF NOT EXISTS", ""))
+    legacy.execute("INSERT INTO runs (name, setup, victim, data_path, data_format, seed, config, created_at) "
+                   "VALUES ('old', 'E2C', 'tiny', '/d.tsv', 'tsv', 0, '{}', '2026-01-01T00:00:00.000+00:00')")
+    legacy.execute("PRAGMA user_version = 1")
+    legacy.commit()
+    legacy.close()
+    with Store.open(settings=tmp_settings) as store:
+        assert [r.name for r in store.runs()] == ["old"]
+        versions = {r["component"]: r["version"] for r in store.db.query("SELECT * FROM schema_migrations")}
+        assert versions == {"runs": 1, "annotations": 1}
 
 
 def test_forward_migration_applies_once_and_keeps_data(
@@ -91,9 +108,9 @@ def test_forward_migration_applies_once_and_keeps_data(
     with Store.open(settings=tmp_settings) as store:
         store.record_attack(start(store), make_record(0))
     extra = ("ALTER TABLE runs ADD COLUMN note TEXT", "UPDATE runs SET note = 'migrated'")
-    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS + (extra,))
+    monkeypatch.setattr(run_schema, "MIGRATIONS", run_schema.MIGRATIONS + (extra,))
     with Store.open(settings=tmp_settings) as store:
-        assert schema_version(store.db) == SCHEMA_VERSION + 1
+        assert run_schema.schema_version(store.db) == 2 and schema.schema_version(store.db) == 1
         assert [r["note"] for r in store.db.query("SELECT note FROM runs")] == ["migrated"]
         assert store.done_pair_indices(1) == {0}
         store.db.execute("UPDATE runs SET note = 'kept'")
@@ -159,8 +176,8 @@ def test_items_from_successes_and_gold_pairs_once(store: Store) -> None:
 
 
 @pytest.mark.parametrize(("changes", "message"), [
-    ({"status": "won"}, "status must be one of"),
-    ({"target_label": "maybe"}, "target label must be one of"),
+    ({"status": "won"}, "unknown attack status 'won'"),
+    ({"target_label": "maybe"}, "unknown target label 'maybe'"),
     ({"adversarial_hypothesis": " "}, "needs H"),
     ({"adversarial_prediction": "contradiction"}, "differs from the target label"),
     ({"trace": {"bad": {1, 2}}}, "trace is not JSON-serialisable"),

