@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.attack import AttackTools
+from engine.attack import AttackTools, with_alt_lm
 from engine.edits import FillIn
 from engine.fill_in import build_fill_in
 from engine.parse import Parser, load_parser
 from engine.scoring import Scorer, build_scorer
+from engine.senses import SenseChooser, build_sense_chooser
 from engine.settings import Settings, get_settings
 from engine.victim import Victim, load_victim
 
@@ -29,8 +30,13 @@ def scorer() -> Scorer:
 
 
 @st.cache_resource(show_spinner="Preparing the AltLM operator…")
-def fill_in() -> FillIn:
-    return build_fill_in(settings(), scorer())
+def fill_in() -> FillIn | None:
+    return build_fill_in(with_alt_lm(settings(), True), scorer())
+
+
+@st.cache_resource(show_spinner="Loading the sentence encoder for word senses…")
+def sense_chooser() -> SenseChooser:
+    return build_sense_chooser(settings())
 
 
 @st.cache_resource(show_spinner="Loading the victim model…")
@@ -39,5 +45,5 @@ def victim(name: str, label_map: str = "") -> Victim:
 
 
 @st.cache_resource(show_spinner="Loading the language models (fluency ranking, AltLM)…")
-def attack_tools(alt_lm: bool = True) -> AttackTools:
+def attack_tools(alt_lm: bool | None = None) -> AttackTools:
     return AttackTools.build(settings(), alt_lm=alt_lm)

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from spacy import displacy
 
+from engine import lexicon
 from engine.candidates import Candidate
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation
@@ -147,6 +148,19 @@ def candidates_table(candidates: Sequence[Candidate]) -> pd.DataFrame:
     ]).set_index("rank")
 
 
+def md_escape(text: str) -> str:
+    """Text shown inside markdown as itself (no links, images, emphasis or HTML)."""
+    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~" else ch for ch in text)
+
+
+def sense_gloss(synset_name: str) -> str | None:
+    """WordNet's gloss of a synset name such as ``runner.n.02`` (None when it is no synset)."""
+    try:
+        return str(lexicon.wordnet().synset(synset_name).definition())
+    except Exception:  # noqa: BLE001 - a name that is not a synset (an AltLM mark) has no gloss
+        return None
+
+
 def derivation_lines(candidate: Candidate) -> list[str]:
     """How the candidate was derived, one line per fact (markdown)."""
     lines = [
@@ -157,6 +171,9 @@ def derivation_lines(candidate: Candidate) -> list[str]:
     ]
     if candidate.synsets:
         lines.append("WordNet synsets: " + ", ".join(f"`{s}`" for s in candidate.synsets))
+        gloss = sense_gloss(candidate.synsets[0])
+        if gloss:
+            lines.append(f"sense of `{candidate.old}` in this context: {md_escape(gloss)}")
     if candidate.path:
         lines.append("WordNet path: " + " → ".join(f"`{p}`" for p in candidate.path))
     if candidate.also:

@@ -57,7 +57,7 @@ def main() -> None:
     settings = get_settings()
     began = time.monotonic()
     victim = load_victim(args.victim, settings=settings)
-    tools = AttackTools.build(settings, alt_lm=not args.no_alt_lm)
+    tools = AttackTools.build(settings, alt_lm=False if args.no_alt_lm else None)
     print(f"models loaded in {time.monotonic() - began:.1f} s", flush=True)
     with RunStore.open(args.db) as store:
         for name in args.setups.split(","):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.candidates import generate_candidates
@@ -36,6 +36,7 @@ from engine.natlog.relations import RELATION_ORDER, Relation, join_sets, relatio
 from engine.natlog.setups import Setup
 from engine.parse import parse, validate_premise, validate_text
 from engine.scoring import Scorer, build_scorer, rank
+from engine.senses import SenseChooser, build_sense_chooser
 from engine.settings import Settings, get_settings
 from engine.victim import Prediction, QueryCounter, Victim
 from runstore.records import AttackRecord
@@ -81,12 +82,14 @@ class Round:
     outcome: RoundOutcome
     chosen: int | None
     seconds: float
+    rejected_by_operator: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
             "round": self.index, "hypothesis": self.hypothesis,
             "composed": relation_symbols(self.composed), "allowed": relation_symbols(self.allowed),
             "ranked": len(self.candidates), "rejected": dict(self.rejected),
+            "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
             "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
             "seconds": round(self.seconds, 3),
             "queried": [
@@ -199,7 +202,7 @@ class AttackSearch:
         self, premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim, *,
         scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
         ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
-        chain: ConstraintChain | None = None,
+        chain: ConstraintChain | None = None, senses: SenseChooser | None = None,
     ) -> None:
         gold_label = NLILabel.parse(gold_label, "the pair's label")
         if gold_label != setup.source_label:
@@ -212,8 +215,10 @@ class AttackSearch:
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
         self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
         self.chain = chain or ConstraintChain.default()
+        self.senses = senses
         self.ppl_scorer = ppl_scorer or scorer
         self._perplexity: float | None = None
+        self._h_score: float | None = None
         self.counter: QueryCounter = victim.counter()
         self.started = time.monotonic()
         self.rounds: list[Round] = []
@@ -248,10 +253,12 @@ class AttackSearch:
             return result
         proposed = self.generate(
             polarized, allowed, setup=setup.name, settings=self.settings,
-            fill_in=self.fill_in, alternated=frozenset(state.alternated),
+            fill_in=self.fill_in, alternated=frozenset(state.alternated), senses=self.senses, premise=self.premise,
         )
         fresh = [c for c in proposed if c.text not in state.seen]
-        checked = self.chain.apply(fresh, CheckContext(setup, self.premise, start_composed))
+        check = CheckContext(setup, self.premise, start_composed, len(state.derivation), polarized, self.settings,
+                             self.scorer, self._reference())
+        checked = self.chain.apply(fresh, check)
         ranked = rank(checked.kept, self.scorer, self.settings.top_k)
         queried = self._query(ranked)
         state.seen.update(c.text for c in ranked)
@@ -272,7 +279,8 @@ class AttackSearch:
             self._reason = outcome.value
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
-            rejected=checked.rejected, revisited=len(proposed) - len(fresh),
+            rejected=checked.rejected, rejected_by_operator=checked.by_operator,
+            revisited=len(proposed) - len(fresh),
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
         )
         self.rounds.append(result)
@@ -315,6 +323,12 @@ class AttackSearch:
                 break
         return out
 
+    def _reference(self) -> float:
+        """The ranking scorer's score of the original H (the fluency floor's reference), scored once."""
+        if self._h_score is None:
+            self._h_score = self.scorer.score([self.hypothesis])[0]
+        return self._h_score
+
     def _hstar_perplexity(self, hstar: str | None) -> float | None:
         """Causal-LM perplexity of the final H*, scored once."""
         if hstar is not None and self._perplexity is None:
@@ -347,27 +361,42 @@ class AttackSearch:
 
 @dataclass(frozen=True)
 class AttackTools:
-    """What an attack uses besides the victim: ranking scorer, perplexity scorer, AltLM, generator."""
+    """What an attack uses besides the victim: ranking scorer, perplexity scorer, AltLM, generator,
+    and the word-sense chooser."""
 
     scorer: Scorer
     ppl_scorer: Scorer
     fill_in: FillIn | None
     generate: Generator = generate_candidates
+    senses: SenseChooser | None = None
 
     @classmethod
-    def build(cls, settings: Settings, alt_lm: bool = True) -> "AttackTools":
+    def build(cls, settings: Settings, alt_lm: bool | None = None) -> "AttackTools":
         """The configured scorer (``settings.scorer``, ``settings.lm_dtype``), causal-LM perplexity
-        in float32 (the reported PPL does not depend on the ranking's precision), and AltLM if wanted."""
+        in float32 (the reported PPL does not depend on the ranking's precision), AltLM if wanted, and
+        the word-sense chooser ``settings.wsd`` names."""
         scorer = build_scorer(settings)
         ppl = build_scorer(settings, "causal", dtype="float32")
-        return cls(scorer, ppl, build_fill_in(settings, scorer) if alt_lm else None)
+        fill_in = build_fill_in(with_alt_lm(settings, alt_lm), scorer)
+        return cls(scorer, ppl, fill_in, senses=build_sense_chooser(settings))
+
+
+def with_alt_lm(settings: Settings, wanted: bool | None) -> Settings:
+    """Settings whose ``alt_lm`` follows a user's choice: None keeps the configured back-end
+    (``none`` by default), True turns AltLM on (``offline`` unless one is configured), False off."""
+    if wanted is None:
+        return settings
+    if not wanted:
+        return settings.with_overrides(alt_lm="none")
+    return settings if settings.alt_lm != "none" else settings.with_overrides(alt_lm="offline")
 
 
 def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
                  tools: AttackTools, settings: Settings | None = None) -> AttackSearch:
     """A new search on one pair (the original pair is queried now)."""
     return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
-                        fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate)
+                        fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate,
+                        senses=tools.senses)
 
 
 def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,

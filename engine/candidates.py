@@ -26,6 +26,7 @@ from engine.operators import EditOperator, Level, select_operators
 from engine.pp_inventory import ModifierInventory
 from engine.pp_inventory import inventory as default_inventory
 from engine.scoring import Scorer, rank
+from engine.senses import SenseChooser
 from engine.settings import Settings, get_settings
 
 __all__ = ["Candidate", "Proposal", "generate_candidates", "propose"]
@@ -41,20 +42,23 @@ def generate_candidates(
     fill_in: FillIn | None = None,
     alternated: Collection[str] = (),
     operators: Sequence[EditOperator] | None = None,
+    senses: SenseChooser | None = None,
+    premise: str | None = None,
 ) -> list[Candidate]:
     """Every candidate H* whose relation to H is one of ``relations``, duplicates merged.
 
     ``setup`` names the setup the candidates are for (recorded on each); ``operators`` defaults to
     the registered ones minus ``settings.disabled_operators``; ``fill_in`` enables AltLM;
     ``alternated`` lists the words (or ``Candidate.new`` phrases) that alternations introduced in
-    earlier rounds, which are not alternated again. Order: by edited word, then lexical relation
+    earlier rounds, which are not alternated again; ``senses`` chooses each word's WordNet senses
+    in context (with the ``premise`` when given; None: WordNet's first senses). Order: by edited word, then lexical relation
     (``RELATION_ORDER``), then operator registration order; sentence-level edits last.
     """
     settings = settings or get_settings()
     wanted = frozenset(relations)
     chosen = select_operators(settings.disabled_operators) if operators is None else tuple(operators)
     done = frozenset(w.lower() for phrase in alternated for w in phrase.split())
-    ctx = EditContext(polarized, settings, inventory or default_inventory(settings), done, fill_in)
+    ctx = EditContext(polarized, settings, inventory or default_inventory(settings), done, fill_in, senses, premise)
     tokens = [t for t in polarized.tokens if t.token.upos != "PUNCT"]
     local = {t.token.id - 1: polarized.local_relations(t.token.id, wanted) for t in tokens}
     keyed: list[tuple[tuple[int, int, int, int], Candidate]] = []
@@ -83,12 +87,14 @@ class Proposal:
     """One setup's ranked candidates for H, after the constraint chain.
 
     ``generated`` counts the distinct candidates before the chain, ``rejected`` what each
-    constraint dropped, ``candidates`` the best ``top_k`` of the rest in rank order."""
+    constraint dropped (``rejected_by_operator``: per edit operator), ``candidates`` the best
+    ``top_k`` of the rest in rank order."""
 
     setup: Setup
     candidates: tuple[Candidate, ...]
     generated: int
     rejected: dict[str, int]
+    rejected_by_operator: dict[str, dict[str, int]]
 
 
 def propose(
@@ -101,6 +107,7 @@ def propose(
     fill_in: FillIn | None = None,
     top_k: int | None = None,
     chain: ConstraintChain | None = None,
+    senses: SenseChooser | None = None,
 ) -> list[Proposal]:
     """Generate, check and rank each setup's candidates as the first round of an attack would,
     keeping the best ``top_k`` (default ``settings.top_k``) per setup."""
@@ -108,8 +115,11 @@ def propose(
     chain = chain or ConstraintChain.default()
     out = []
     for setup in setups:
-        found = generate_candidates(polarized, setup.relations, setup=setup.name, settings=settings, fill_in=fill_in)
-        checked = chain.apply(found, CheckContext(setup, premise))
+        found = generate_candidates(polarized, setup.relations, setup=setup.name, settings=settings, fill_in=fill_in,
+                                    senses=senses, premise=premise)
+        reference = scorer.score([polarized.sentence.text])[0]
+        check = CheckContext(setup, premise, source=polarized, settings=settings, scorer=scorer, reference=reference)
+        checked = chain.apply(found, check)
         ranked = rank(checked.kept, scorer, top_k or settings.top_k)
-        out.append(Proposal(setup, tuple(ranked), len(found), checked.rejected))
+        out.append(Proposal(setup, tuple(ranked), len(found), checked.rejected, checked.by_operator))
     return out

@@ -19,26 +19,41 @@ Adding one is one class and one registration::
 
 from __future__ import annotations
 
+import dataclasses
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
 from engine.edits import Candidate
 from engine.errors import InputError
+from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import Setup
+from engine.parse import parse
+from engine.parse.repair import verb_lemma
+from engine.parse.sentence import ParsedSentence
+from engine.scoring import Scorer
+from engine.settings import Settings, get_settings
 from runstore.vocab import NLILabel
 
 
 @dataclass(frozen=True)
 class CheckContext:
     """What the constraints know about a round: the premise (None when there is none), the setup
-    (its relation set and target label), and H's relation to the hypothesis being edited."""
+    (its relation set and target label), H's relation to the hypothesis being edited and how many
+    edits led to it, the polarized hypothesis being edited, the settings, and the ranking scorer
+    with its score of the original H (the fluency reference)."""
 
     setup: Setup
     premise: str | None = None
     composed: frozenset[Relation] = field(default_factory=lambda: frozenset({Relation.EQUIVALENCE}))
+    edits: int = 0
+    source: PolarizedSentence | None = None
+    settings: Settings | None = None
+    scorer: Scorer | None = None
+    reference: float | None = None
 
 
 class Constraint(ABC):
@@ -80,15 +95,23 @@ def get_constraint(name: str) -> Constraint:
 
 @dataclass(frozen=True)
 class Checked:
-    """The candidates a chain kept and, per constraint in chain order, how many it dropped."""
+    """The candidates a chain kept and, per constraint in chain order, how many it dropped (in all,
+    and per edit operator)."""
 
     kept: list[Candidate]
     rejected: dict[str, int]
+    by_operator: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def describe_rejected(rejected: dict[str, int]) -> str:
     """``3 by relation-guard, 1 by premise-check`` (constraints that dropped nothing left out)."""
     return ", ".join(f"{n} by {name}" for name, n in rejected.items() if n) or "none rejected"
+
+
+def describe_by_operator(by_operator: dict[str, dict[str, int]]) -> str:
+    """``reparse-check: PerturbHypo 2, Insertion 1; fluency-floor: ...`` (empty when nothing dropped)."""
+    return "; ".join(f"{name}: " + ", ".join(f"{op} {n}" for op, n in ops.items())
+                     for name, ops in by_operator.items() if ops)
 
 
 @dataclass(frozen=True)
@@ -109,11 +132,21 @@ class ConstraintChain:
     def apply(self, candidates: Sequence[Candidate], check: CheckContext) -> Checked:
         kept = list(candidates)
         rejected: dict[str, int] = {}
+        by_operator: dict[str, dict[str, int]] = {}
         for constraint in self.constraints:
             passed = constraint.keep(kept, check)
             rejected[constraint.name] = len(kept) - len(passed)
+            if len(passed) < len(kept):
+                survivors = Counter(c.text for c in passed)
+                dropped: Counter[str] = Counter()
+                for c in kept:
+                    if survivors[c.text]:
+                        survivors[c.text] -= 1
+                    else:
+                        dropped[c.operator] += 1
+                by_operator[constraint.name] = dict(sorted(dropped.items()))
             kept = passed
-        return Checked(kept, rejected)
+        return Checked(kept, rejected, by_operator)
 
 
 @register_constraint
@@ -153,3 +186,107 @@ class PremiseCheck(Constraint):
             return list(candidates)
         known = content_words(check.premise)
         return [c for c in candidates if not (new := content_words(c.new)) or not new <= known]
+
+
+@register_constraint
+class MaxEdits(Constraint):
+    """At most ``settings.max_edits`` edits from H to H* (0: no cap): long derivations drift from
+    anything a person would write ("It is not true that the kids are not at the table bolting down
+    high herbal" from "The kids are at the table eating dinner")."""
+
+    name = "max-edits"
+    description = "H* is at most settings.max_edits edits from H"
+
+    def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+        cap = (check.settings or get_settings()).max_edits
+        return list(candidates) if cap <= 0 or check.edits < cap else []
+
+
+# Dependency labels compared by their base (``obl:tmod`` is an ``obl``); word classes by these groups.
+_CLASSES = {"NOUN": "nominal", "PROPN": "nominal", "PRON": "nominal", "NUM": "nominal",
+            "VERB": "verbal", "AUX": "verbal", "ADJ": "adjectival", "ADV": "adverbial"}
+
+
+def _role(upos: str, deprel: str) -> tuple[str, str]:
+    return _CLASSES.get(upos, upos), deprel.split(":")[0]
+
+
+@register_constraint
+class ReparseCheck(Constraint):
+    """Parse every word-level H* again: the edited word must still fill the role its original had
+    (same word class and dependency relation, e.g. a substituted verb is still the clause's verb)
+    in the form its tag asks for, and the main clause must keep its head word. Catches edits that
+    break the grammar ("attempting to stuck to", "is looking for on the bank")."""
+
+    name = "reparse-check"
+    description = "re-parsed H*: the edited word keeps its role, the main clause its head"
+
+    def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+        source = check.source
+        if source is None:
+            return list(candidates)
+        settings = check.settings or get_settings()
+        original = source.sentence
+        root = original.root
+        kept = []
+        for c in candidates:
+            if c.site is None:
+                kept.append(c)
+                continue
+            try:
+                again = parse(c.text, settings=settings)
+            except InputError:
+                continue
+            if len(again.tokens) != len(c.words):
+                kept.append(c)  # tokenised differently: no word-by-word alignment to check
+                continue
+            if _keeps_roles(original, again, c, root.id - 1 if root is not None else None):
+                kept.append(c)
+        return kept
+
+
+def _aligned(index: int, c: Candidate) -> int | None:
+    """Where word ``index`` of H is in H* (None inside the replaced span)."""
+    start, end = c.span
+    if index < start:
+        return index
+    if index >= end:
+        return index + (c.new_span[1] - c.new_span[0]) - (end - start)
+    return None
+
+
+def _keeps_roles(original: ParsedSentence, again: ParsedSentence, c: Candidate, root: int | None) -> bool:
+    new_root = again.root
+    if root is not None and new_root is not None:
+        where = _aligned(root, c)
+        moved = (where is not None and new_root.id - 1 != where
+                 or where is None and not c.new_span[0] <= new_root.id - 1 < c.new_span[1])
+        if moved:
+            return False
+    start, end = c.span
+    if c.edit_kind == "substitution" and end - start == 1 and c.new_span[1] > c.new_span[0]:
+        old = original.tokens[start]
+        span = range(c.new_span[0], c.new_span[1])
+        heads = [again.tokens[k] for k in span if not (c.new_span[0] <= again.tokens[k].head - 1 < c.new_span[1])]
+        if len(heads) != 1 or _role(heads[0].upos, heads[0].deprel) != _role(old.upos, old.deprel):
+            return False
+        if old.upos == "VERB" and old.xpos.startswith("VB") and verb_lemma(c.words[c.new_span[0]], old.xpos) is None:
+            return False  # the verb slot's tag asks for a form this word is not ("to stuck")
+    return True
+
+
+@register_constraint
+class FluencyFloor(Constraint):
+    """H* may be at most ``settings.fluency_floor`` times as perplexing as H to the ranking LM (0:
+    no floor). Scores are kept on the candidates, so ranking does not score them again."""
+
+    name = "fluency-floor"
+    description = "H*'s perplexity is at most settings.fluency_floor times H's"
+
+    def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+        settings = check.settings or get_settings()
+        if settings.fluency_floor <= 0 or check.scorer is None or check.reference is None or not candidates:
+            return list(candidates)
+        scores = check.scorer.score([c.text for c in candidates])
+        limit = settings.fluency_floor * check.reference
+        return [dataclasses.replace(c, score=s) for c, s in zip(candidates, scores) if s <= limit]

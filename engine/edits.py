@@ -11,13 +11,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from engine.inflection import fix_article, uncapitalise
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import Relation
 from engine.pp_inventory import ModifierInventory
 from engine.settings import Settings
+
+if TYPE_CHECKING:
+    from engine.senses import SenseChooser
 
 
 @dataclass(frozen=True)
@@ -106,7 +109,8 @@ class EditContext:
     """What every operator sees: the polarized H, the settings and the generation resources.
 
     ``alternated`` holds the (lower-cased) words earlier alternations introduced, which are not
-    alternated again; ``fill_in`` is the AltLM back-end (None leaves AltLM out).
+    alternated again; ``fill_in`` is the AltLM back-end (None leaves AltLM out); ``senses`` picks
+    the WordNet senses of a word in context (None: WordNet's first ones), reading ``premise`` too.
     """
 
     polarized: PolarizedSentence
@@ -114,6 +118,8 @@ class EditContext:
     inventory: ModifierInventory
     alternated: frozenset[str] = frozenset()
     fill_in: FillIn | None = None
+    senses: SenseChooser | None = None
+    premise: str | None = None
 
     @property
     def words(self) -> tuple[str, ...]:

@@ -109,10 +109,13 @@ class FrequencyFillIn:
         return ranked
 
 
-def build_fill_in(settings: Settings, scorer: Scorer) -> FillIn:
-    """The AltLM fill-in ``settings.alt_lm`` names: ``offline`` (frequency list + scorer) or ``masked``."""
+def build_fill_in(settings: Settings, scorer: Scorer) -> FillIn | None:
+    """The AltLM fill-in ``settings.alt_lm`` names: ``none`` (the default: AltLM off), ``offline``
+    (frequency list + scorer) or ``masked``."""
+    if settings.alt_lm == "none":
+        return None
     if settings.alt_lm == "offline":
         return FrequencyFillIn(scorer, settings)
     if settings.alt_lm == "masked":
         return MaskedLMFillIn(load_masked_lm(settings=settings), settings)
-    raise SettingsError(f"alt_lm {settings.alt_lm!r} is not one of offline, masked")
+    raise SettingsError(f"alt_lm {settings.alt_lm!r} is not one of none, offline, masked")

@@ -83,13 +83,18 @@ def render(name: str) -> str:
     return name.replace("_", " ")
 
 
-def senses(lemma: str, upos: str, settings: Settings | None = None) -> list:
-    """The most frequent synsets of ``lemma`` for a UD part of speech (empty for others)."""
+def senses(lemma: str, upos: str, settings: Settings | None = None, chosen: tuple[str, ...] | None = None) -> list:
+    """The synsets the relatives of ``lemma`` come from: ``chosen`` (synset names picked for the
+    word's context, see :mod:`engine.senses`), else its ``settings.wordnet_senses`` most frequent
+    synsets for a UD part of speech (empty for other parts of speech)."""
     settings = settings or get_settings()
     pos = WORDNET_POS.get(upos)
     if pos is None or not lemma.strip():
         return []
-    return wordnet(settings).synsets(lemma.strip().replace(" ", "_"), pos)[: settings.wordnet_senses]
+    reader = wordnet(settings)
+    if chosen is not None:
+        return [reader.synset(name) for name in chosen]
+    return reader.synsets(lemma.strip().replace(" ", "_"), pos)[: settings.wordnet_senses]
 
 
 def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[..., tuple[LexicalRelative, ...]]:
@@ -97,8 +102,9 @@ def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[...,
     memo = lru_cache(maxsize=8192)(finder)
 
     @wraps(finder)
-    def find(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
-        return memo(lemma, upos, settings or get_settings())
+    def find(lemma: str, upos: str, settings: Settings | None = None,
+             chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
+        return memo(lemma, upos, settings or get_settings(), chosen)
 
     return find
 
@@ -176,17 +182,85 @@ def _collect(
         key = rel.lemma.lower()
         if key in best and len(rel.path) >= len(best[key].path):
             continue
-        if _usable(rel.lemma, original, upos, settings):
+        if _usable(rel.lemma, original, upos, settings) and idiomatic(rel, original, upos, settings):
             best[key] = rel
     return tuple(best.values())
 
 
+# A concept SemCor names this often is "attested": its rarely used names read as odd register.
+ATTESTED_CONCEPT = 5
+# A synonym this much rarer in running text than the word it replaces (wordfreq Zipf) changes register.
+SYNONYM_ZIPF_GAP = 1.0
+
+
+def idiomatic(rel: LexicalRelative, original: str, upos: str, settings: Settings) -> bool:
+    """Whether a relative names its concept the way people do, so that H* reads as intended:
+
+    - a noun's concept is its dominant sense ("soul" is first a soul, not a person; "small fry"
+      first a pip-squeak; "earth" first the planet): a reader takes a noun in its usual sense;
+    - where SemCor names the concept often, the relative is one of its attested names ("terra
+      firma" once in 116 uses of the concept, "article of clothing" never);
+    - a synonym is not far rarer than the word it replaces ("babe" for "baby", "youngster" for "kid").
+    """
+    from wordfreq import zipf_frequency
+
+    reader = wordnet(settings)
+    name = rel.lemma.replace(" ", "_")
+    target = reader.synset(rel.target)
+    if target.pos() == "n":  # adjectives and verbs are read in the sense their context gives them
+        own = reader.synsets(name, "n")
+        if own and own[0] != target:
+            return False
+    counts = {l.name().lower(): l.count() for l in target.lemmas()}
+    if sum(counts.values()) >= ATTESTED_CONCEPT and counts.get(name.lower(), 0) < 2:
+        return False
+    if rel.kind == "synonym":
+        return zipf_frequency(rel.lemma, "en") >= zipf_frequency(original, "en") - SYNONYM_ZIPF_GAP
+    return True
+
+
+# Noun taxonomies whose sibling classes exclude each other (a thing is not both): kinds of animals,
+# plants, foods, artifacts, body parts and substances. People (roles overlap), groups, acts,
+# events, attributes, states and other abstractions do not; verbs and adjectives never do.
+DISJOINT_LEXNAMES = frozenset({
+    "noun.animal", "noun.plant", "noun.food", "noun.artifact", "noun.body", "noun.substance",
+})
+
+
+def disjoint_siblings(synset: Synset, sibling: Synset) -> bool:
+    """Whether two co-hyponyms denote disjoint classes: nouns of one lexicographer file among
+    :data:`DISJOINT_LEXNAMES`, neither a kind of the other."""
+    if synset.pos() != "n" or sibling.pos() != "n":
+        return False
+    if synset.lexname() != sibling.lexname() or synset.lexname() not in DISJOINT_LEXNAMES:
+        return False
+    below = set(synset.closure(lambda x: x.hyponyms()))
+    above = set(synset.closure(lambda x: x.hypernyms()))
+    return sibling not in below and sibling not in above
+
+
+def disjoint_words(synset: Synset, other_lemma: str, settings: Settings | None = None) -> bool:
+    """Whether a noun sense and the dominant sense of another noun denote disjoint classes: both in
+    :data:`DISJOINT_LEXNAMES`, and (in one lexicographer file) neither a kind of the other. The
+    evidence AltLM needs before an unrelated fill-in may count as an alternation."""
+    if synset.pos() != "n" or synset.lexname() not in DISJOINT_LEXNAMES:
+        return False
+    others = wordnet(settings).synsets(other_lemma.replace(" ", "_"), "n")[:1]
+    if not others:
+        return False
+    family = set(synset.closure(lambda x: x.hyponyms())) | set(synset.closure(lambda x: x.hypernyms())) | {synset}
+    return all(o.lexname() in DISJOINT_LEXNAMES and o not in family for o in others)
+
+
 @_cached
-def synonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
-    """Other lemmas of the word's senses (≡)."""
+def synonyms(lemma: str, upos: str, settings: Settings | None = None,
+             chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
+    """Other lemmas of the word's senses (≡). An adjective satellite synset is a cluster of near
+    neighbours ("green", "greenish", "dark-green"), not of equivalents: it gives no synonyms."""
     found = (
         LexicalRelative(render(l.name()), Relation.EQUIVALENCE, "synonym", s.name(), s.name(), (s.name(),))
-        for s in senses(lemma, upos, settings)
+        for s in senses(lemma, upos, settings, chosen)
+        if s.pos() != "s"
         for l in s.lemmas()
     )
     return _collect(lemma, upos, found, settings)
@@ -211,11 +285,12 @@ def _walk(
     return out
 
 
-def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable, relation: Relation, kind: str):
+def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable, relation: Relation, kind: str,
+                chosen: tuple[str, ...] | None = None):
     settings = settings or get_settings()
     found = (
         LexicalRelative(render(l.name()), relation, kind, s.name(), target.name(), path)
-        for s in senses(lemma, upos, settings)
+        for s in senses(lemma, upos, settings, chosen)
         for target, path in _walk(s, step, settings.wordnet_distance)
         if _plain_sense(target) and _specific(target)
         for l in target.lemmas()
@@ -224,41 +299,47 @@ def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable
 
 
 @_cached
-def hypernyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+def hypernyms(lemma: str, upos: str, settings: Settings | None = None,
+              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Lemmas of hypernyms (instance hypernyms included) within the distance threshold (⊏), except
     WordNet's top noun categories (depth below ``MIN_NOUN_DEPTH``)."""
     return _related_by(
-        lemma, upos, settings, lambda s: s.hypernyms() + s.instance_hypernyms(), Relation.FORWARD, "hypernym"
+        lemma, upos, settings, lambda s: s.hypernyms() + s.instance_hypernyms(), Relation.FORWARD, "hypernym", chosen
     )
 
 
 @_cached
-def hyponyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+def hyponyms(lemma: str, upos: str, settings: Settings | None = None,
+             chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Lemmas of hyponyms (not instances) within the distance threshold (⊐)."""
-    return _related_by(lemma, upos, settings, lambda s: s.hyponyms(), Relation.REVERSE, "hyponym")
+    return _related_by(lemma, upos, settings, lambda s: s.hyponyms(), Relation.REVERSE, "hyponym", chosen)
 
 
 @_cached
-def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
-    """Lemmas of other hyponyms of a direct hypernym (|), minus words related otherwise."""
+def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None,
+                chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
+    """Lemmas of other hyponyms of a direct hypernym, minus words related otherwise, as alternations
+    (|) only where siblings exclude each other (:func:`disjoint_siblings`): nothing is both a dog
+    and a cat, but someone singing may be humming, and a teacher may be a father."""
     taken = related_lemmas(lemma, upos, settings)
     found = (
         LexicalRelative(render(l.name()), Relation.ALTERNATION, "co-hyponym", s.name(), sibling.name(),
                         (s.name(), parent.name(), sibling.name()))
-        for s in senses(lemma, upos, settings)
+        for s in senses(lemma, upos, settings, chosen)
         for parent in s.hypernyms()
         for sibling in parent.hyponyms()
-        if sibling != s and _plain_sense(sibling)
+        if sibling != s and _plain_sense(sibling) and disjoint_siblings(s, sibling)
         for l in sibling.lemmas()
     )
     return tuple(r for r in _collect(lemma, upos, found, settings) if r.lemma.lower() not in taken)
 
 
 @_cached
-def antonyms(lemma: str, upos: str, settings: Settings | None = None) -> tuple[LexicalRelative, ...]:
+def antonyms(lemma: str, upos: str, settings: Settings | None = None,
+             chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """WordNet antonyms of the word's lemmas (|); satellite adjectives use their head's."""
     found = []
-    for s in senses(lemma, upos, settings):
+    for s in senses(lemma, upos, settings, chosen):
         heads: list[tuple[Synset, tuple[str, ...]]] = [(s, (s.name(),))]
         if s.pos() == "s":
             heads += [(h, (s.name(), h.name())) for h in s.similar_tos()]

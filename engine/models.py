@@ -166,3 +166,58 @@ def _source(name: str) -> str:
     if name.startswith((".", "/", "~")) or name.count("/") > 1:
         raise ResourceError(f"model folder {name!r} does not exist")
     return name
+
+
+class SentenceEncoder:
+    """A sentence-embedding model (all-MiniLM-L6-v2 offline): mean-pooled, L2-normalised
+    token states, batched with dynamic padding and cached per text."""
+
+    def __init__(self, lm: LoadedModel, batch_size: int = 64, cache_size: int = 50_000) -> None:
+        self.lm, self.batch_size, self.cache_size = lm, batch_size, cache_size
+        self._cache: dict[str, torch.Tensor] = {}
+
+    @torch.inference_mode()
+    def encode(self, texts: list[str]) -> torch.Tensor:
+        """One unit-length row per text (float32, on the CPU)."""
+        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        order = sorted(missing, key=len)
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start:start + self.batch_size]
+            batch = self.lm.tokenizer(chunk, return_tensors="pt", padding=True, truncation=True, max_length=256)
+            batch = batch.to(self.lm.device)
+            states = self.lm.model(**batch).last_hidden_state.float()
+            mask = batch["attention_mask"].unsqueeze(-1).float()
+            pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            pooled = torch.nn.functional.normalize(pooled, dim=-1).cpu()
+            if len(self._cache) + len(chunk) > self.cache_size:
+                self._cache.clear()
+            self._cache.update(zip(chunk, pooled))
+        if not texts:
+            return torch.zeros((0, 0))
+        return torch.stack([self._cache[t] for t in texts])
+
+
+def load_sentence_encoder(settings: Settings | None = None) -> SentenceEncoder:
+    """The sentence encoder (``settings.sentence_encoder``: ``offline`` = all-MiniLM-L6-v2, a hub id
+    or a folder), cached per process."""
+    settings = settings or get_settings()
+    _use_threads(settings)
+    return _load_sentence_encoder(settings.sentence_encoder, str(resolve_device(settings)))
+
+
+@lru_cache(maxsize=2)
+def _load_sentence_encoder(name: str, device: str) -> SentenceEncoder:
+    from transformers import AutoModel, AutoTokenizer
+
+    from engine.resources import minilm_path
+
+    start = time.perf_counter()
+    target = torch.device(device)
+    source = str(minilm_path()) if name == OFFLINE else _source(name)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source)
+        model: torch.nn.Module = AutoModel.from_pretrained(source)
+    except (OSError, ValueError) as exc:
+        raise ResourceError(f"cannot load sentence encoder {name!r}: {exc}") from exc
+    model = model.to(target).eval()
+    return SentenceEncoder(LoadedModel(name, model, tokenizer, target, time.perf_counter() - start))

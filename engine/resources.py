@@ -22,7 +22,7 @@ WORDNET_DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index")
 WORDNET_FILES = (
     "adj.exc", "adv.exc", "noun.exc", "verb.exc",
     "data.adj", "data.adv", "data.noun", "data.verb",
-    "index.adj", "index.adv", "index.noun", "index.verb", "index.sense",
+    "index.adj", "index.adv", "index.noun", "index.verb", "index.sense", "cntlist.rev",
 )
 # WordNet 3.0 lexicographer files, numbered as in lexnames(5WN).
 LEXNAMES = (
@@ -96,6 +96,10 @@ def check_wordnet(settings: Settings) -> Resource:
                 "run `make setup` (tries nltk.download('wordnet'), then copies the Debian "
                 f"packages {' + '.join(WORDNET_DEBIAN_PACKAGES)} from {WORDNET_DEBIAN_DIR})",
             )
+    folder = Path(str(location))
+    if folder.is_dir() and not (folder / "cntlist.rev").is_file():
+        # Sense counts (the word-sense prior) came later: an older copy is re-provisioned.
+        return Resource("wordnet", False, str(location), "run `make setup` (the copy lacks cntlist.rev)")
     return Resource("wordnet", True, str(location))
 
 

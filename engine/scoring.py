@@ -163,6 +163,10 @@ def rank(candidates: Sequence[S], scorer: Scorer, top_k: int) -> list[S]:
     """Score every candidate's text and keep the ``top_k`` lowest, best first."""
     if not candidates:
         return []
-    scores = scorer.score([c.text for c in candidates])
+    known = [c.score for c in candidates]
+    if all(s is not None for s in known):  # scored already (the fluency floor), by the same scorer
+        scores = [float(s) for s in known if s is not None]
+    else:
+        scores = scorer.score([c.text for c in candidates])
     scored = [(s, dataclasses.replace(c, score=s)) for c, s in zip(candidates, scores)]
     return [c for _, c in sorted(scored, key=lambda pair: pair[0])[: max(top_k, 0)]]

@@ -12,13 +12,14 @@ from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
 from app.auth import admin_session, open_store
+from app.widgets import md_escape
 from engine.errors import InputError
 
 st.title("Annotation admin")
 
 
 def show_token_once(name: str, token: str) -> None:
-    st.success(f"Created **{name}**. Their access token is shown only this once; copy it now.")
+    st.success(f"Created **{md_escape(name)}**. Their access token is shown only this once; copy it now.")
     st.code(token, language=None)
 
 

@@ -7,9 +7,9 @@ import streamlit as st
 
 from app import cached
 from app.auth import admin_session, open_store
-from app.widgets import candidate_html, derivation_lines, probability_figure
+from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure
 from engine.attack import AttackSearch, Round, start_search
-from engine.constraints import describe_rejected
+from engine.constraints import describe_by_operator, describe_rejected
 from engine.datasets import FORMATS, NLIPair, read_pairs
 from engine.errors import InputError
 from engine.natlog.relations import format_relations
@@ -85,6 +85,8 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
                     + format_relations(rnd.allowed, " ")
                     + f". Dropped by the constraints: {describe_rejected(rnd.rejected)}; "
                     f"{rnd.revisited} were already seen.")
+        if rnd.rejected_by_operator:
+            st.caption("Dropped per operator: " + md_escape(describe_by_operator(rnd.rejected_by_operator)))
         if not rnd.candidates:
             st.info("No candidate left for this hypothesis.")
             return
@@ -108,7 +110,7 @@ with st.container(border=True):
                                placeholder="entailment,neutral,contradiction")
     options = [s.name for s in setups_for_label(chosen_pair[2])] if chosen_pair else list(SETUPS)
     setup_name = right.selectbox("Setup", options, format_func=lambda n: f"{n}: {SETUPS[n].description}", key="setup")
-    alt_lm = st.toggle("AltLM operator (slower)", value=True, key="alt_lm")
+    alt_lm = st.toggle("AltLM operator (slower; off by default, see README)", value=False, key="alt_lm")
     start = st.button("Start attack", type="primary", disabled=chosen_pair is None)
 
 if start and chosen_pair:

@@ -3,9 +3,9 @@
 import streamlit as st
 
 from app import cached
-from app.widgets import candidate_html, candidates_table, derivation_lines, polarity_html
+from app.widgets import candidate_html, candidates_table, derivation_lines, md_escape, polarity_html
 from engine.candidates import propose
-from engine.constraints import describe_rejected
+from engine.constraints import describe_by_operator, describe_rejected
 from engine.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import format_relations
@@ -38,7 +38,8 @@ try:
     setups = setups_for_label(label)
     with st.spinner("Generating and ranking candidates…"):
         proposals = propose(polarized, setups, cached.scorer(), premise=premise.strip() or None,
-                            settings=settings, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k))
+                            settings=settings, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k),
+                            senses=cached.sense_chooser())
 except (InputError, ResourceError) as exc:
     st.error(str(exc))
     st.stop()
@@ -51,6 +52,8 @@ for proposal, tab in zip(proposals, tabs):
         st.caption(f"{SETUPS[setup.name].description}. Relations H → H* allowed: "
                    + format_relations(setup.relations, " ") + f". {proposal.generated} generated; dropped by "
                    f"the constraints: {describe_rejected(proposal.rejected)}; {len(rows)} ranked.")
+        if proposal.rejected_by_operator:
+            st.caption("Dropped per operator: " + md_escape(describe_by_operator(proposal.rejected_by_operator)))
         if not rows:
             st.info("No candidate: no word's position lets a lexical edit project into this setup's relations.")
             continue

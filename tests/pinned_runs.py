@@ -1,7 +1,9 @@
 """Seeded attack runs whose H*, QN and trace contents are pinned in ``tests/data/pinned_attacks.json``.
 
-The pin was recorded before the operator/constraint registry replaced the hard-wired search, so a
-refactor that changes any H*, query count, candidate list, ranking or round outcome fails
+The pin was first recorded before the operator/constraint registry replaced the hard-wired search
+(and passed unchanged after it), then re-recorded once for the validity work's intended changes
+(word senses in context, licensed relations, the re-parse check, the edit cap and fluency floor).
+A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
 """

@@ -27,6 +27,11 @@ def test_hypernyms_of_bird_rank_for_e2e() -> None:
     assert hyper["old → new"].str.startswith("bird →").any()
     assert set(e2e["H → H*"]) <= {"≡ equivalence", "⊏ forward"}
     assert list(e2e["score"]) == sorted(e2e["score"])  # ranked by perplexity, best first
+    # The chosen derivation names the sense of the substituted word, with its WordNet gloss, and
+    # the caption counts what each constraint dropped.
+    shown = " ".join(m.value for m in app.markdown)
+    assert "in this context:" in shown
+    assert any("Dropped by the constraints" in c.value or "dropped by the constraints" in c.value for c in app.caption)
 
 
 def test_downward_subject_gets_hyponyms_not_hypernyms() -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lemminflect import getLemma
 
 from engine import cli, lexicon, pp_inventory
 from engine.candidates import generate_candidates
@@ -72,7 +73,7 @@ def test_listed_compounds_are_units(settings: Settings) -> None:
     balls = generate("A man sells tennis balls.", "E2E", settings)  # listed, and a kind of ball
     assert [c.text for c in by(balls, "Deletion", "tennis")] == ["A man sells balls."]
     assert {c.text for c in by(generate("Two men watch a fencing tournament.", "E2E", settings), "PerturbHyper",
-                               "tournament")} >= {"Two men watch a fencing competition."}
+                               "tournament")} >= {"Two men watch a fencing contest."}
 
 
 def test_insertion_adds_one_modifier_of_a_kind_that_fits_the_noun(settings: Settings) -> None:
@@ -134,8 +135,9 @@ def test_deletions_only_where_polarity_allows(settings: Settings) -> None:
 def test_substitutions_keep_the_inflection(settings: Settings) -> None:
     found = generate("Some dogs barked.", "E2E", settings)
     nouns = by(found, "PerturbHyper", "dogs")
-    assert "Some canines barked." in {c.text for c in nouns}
-    assert "Some domestic animals barked." in {c.text for c in nouns}
+    assert {"Some animals barked.", "Some domestic animals barked."} <= {c.text for c in nouns}
+    # "canine" is first a tooth: a reader would not take it for the dog's kind (see test_validity).
+    assert "Some canines barked." not in {c.text for c in nouns}
     for c in by(found, "PerturbHyper", "barked"):
         lemma = lexicon.render(c.path[-1].split(".")[0])
         assert c.new.split()[0].endswith("ed") or c.new != inflect(lemma, "VB", "VERB")
@@ -226,26 +228,32 @@ def test_duplicates_merge_and_keep_the_first_derivation() -> None:
 
 
 @pytest.mark.slow
-def test_alt_lm_offline_fill_in_gives_unrelated_same_pos_words(settings: Settings) -> None:
+def test_alt_lm_offline_fill_in_gives_disjoint_unrelated_nouns(settings: Settings) -> None:
     scorer = CausalLMScorer(load_causal_lm("offline"))
-    found = generate("The dog sleeps.", "E2C", settings, fill_in=FrequencyFillIn(scorer, settings))
+    settings = settings.with_overrides(alt_lm_pool=60)  # few frequent nouns are concrete enough
+    found = generate("The pets are cats.", "E2C", settings, fill_in=FrequencyFillIn(scorer, settings))
     alt = by(found, "AltLM")
     assert alt and all(c.relation in get_setup("E2C").relations for c in alt)
-    assert by(found, "AltLM", "sleeps")
-    for c in by(found, "AltLM", "sleeps"):
-        assert lexicon.wordnet(settings).synsets(c.new, "v") and c.new.endswith("s")
-        lemma = lexicon.wordnet(settings).morphy(c.new, "v")
-        assert lemma not in lexicon.related_lemmas("sleep", "VERB", settings)
+    assert len(alt) <= settings.alt_lm_top
+    reader = lexicon.wordnet(settings)
+    for c in alt:
+        (lemma,) = getLemma(c.new.lower(), upos="NOUN")
+        assert lemma not in lexicon.related_lemmas("cat", "NOUN", settings)
+        assert reader.synsets(lemma, "n")[0].lexname() in lexicon.DISJOINT_LEXNAMES
+    assert "The pets are ways." not in {c.text for c in alt}
+    # Not where the noun introduces something (a man may eat bread and cake), nor on verbs.
+    for text in ("The dog sleeps.", "A man eats bread."):
+        assert not by(generate(text, "E2C", settings, fill_in=FrequencyFillIn(scorer, settings)), "AltLM")
 
 
 def test_alt_lm_masked_fill_in_mechanics(settings: Settings, tmp_path: Path) -> None:
     lm = load_masked_lm(str(build_tiny_masked_lm(tmp_path / "mlm")))
     fill = MaskedLMFillIn(lm, settings, pool=3000)
-    found = generate("The dog sleeps.", "E2C", settings, fill_in=fill)
-    alt = by(found, "AltLM", "sleeps")
+    found = generate("The pets are cats.", "E2C", settings, fill_in=fill)
+    alt = by(found, "AltLM", "cats")
     assert alt and len(alt) <= settings.alt_lm_top
     for c in alt:
-        assert c.new.isalpha() and lexicon.wordnet(settings).synsets(c.new, "v")
+        assert c.new.isalpha() and lexicon.wordnet(settings).synsets(c.new, "n")
 
 
 def test_mined_inventory_drives_insertion(settings: Settings, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
-"""Seeded attacks give the same H*, query numbers and traces as the pin recorded before the
-operator and constraint registries replaced the hard-wired search (see tests/pinned_runs.py)."""
+"""Seeded attacks give the same H*, query numbers and traces as the pin (see tests/pinned_runs.py
+for when it was recorded)."""
 
 from __future__ import annotations
 

@@ -53,7 +53,9 @@ def _attack_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--budget", type=int, default=None, help="query budget per pair (default: settings, 500)")
     p.add_argument("--top", type=int, default=None, help="candidates kept per round (default: settings.top_k)")
     p.add_argument("--scorer", choices=SCORERS, default=None, help="ranking scorer (default: settings.scorer)")
-    p.add_argument("--no-alt-lm", action="store_true", help="leave out the AltLM operator")
+    p.add_argument("--alt-lm", dest="alt_lm", action="store_true", default=None,
+                   help="use the AltLM operator (off by default: its alternations rarely have evidence of disjointness)")
+    p.add_argument("--no-alt-lm", dest="alt_lm", action="store_false", help="leave out the AltLM operator")
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -75,7 +77,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
     pairs = read_pairs(args.data, args.format, args.split)
     victim_name = args.victim or settings.victim
     victim = load_victim(victim_name, args.label_map, settings)
-    tools = AttackTools.build(settings, alt_lm=not args.no_alt_lm)
+    tools = AttackTools.build(settings, alt_lm=args.alt_lm)
     name = args.run_name or (
         f"{setup.name}-{Path(victim_name).name}-{args.data.stem}-n{args.limit or 'all'}-seed{args.seed}"
     )
@@ -116,7 +118,7 @@ def cmd_attack_one(args: argparse.Namespace) -> int:
     validate_premise(args.premise, settings.max_chars)  # fail before loading any model
     validate_text(args.hypothesis, settings.max_chars)
     victim = load_victim(args.victim or settings.victim, args.label_map, settings)
-    tools = AttackTools.build(settings, alt_lm=not args.no_alt_lm)
+    tools = AttackTools.build(settings, alt_lm=args.alt_lm)
     result = attack_pair(args.premise, args.hypothesis, args.label, setup, victim, tools, settings)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))

@@ -11,6 +11,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine import lexicon, pp_inventory
+from engine.attack import with_alt_lm
 from engine.candidates import propose
 from engine.constraints import describe_rejected, registered_constraints
 from engine.datasets import FORMATS, read_pairs
@@ -33,7 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--setup", default=None, help="E2E, C2C, N2N, E2C, E2N or C2E (default: all for the label)")
     c.add_argument("--top", type=int, default=None, help="keep the best N per setup (default: settings.top_k)")
     c.add_argument("--scorer", choices=SCORERS, default=None, help="fluency scorer (default: settings.scorer)")
-    c.add_argument("--no-alt-lm", action="store_true", help="skip the AltLM operator")
+    c.add_argument("--alt-lm", dest="alt_lm", action="store_true", default=None, help="use the AltLM operator")
+    c.add_argument("--no-alt-lm", dest="alt_lm", action="store_false", help="skip the AltLM operator")
     c.add_argument("--json", action="store_true", help="print a JSON list of candidate objects")
     c.set_defaults(func=cmd_candidates)
 
@@ -70,7 +72,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     setups = _setups(args.label, args.setup)
     polarized = polarize(parse(args.hypothesis, settings=settings))
     scorer = build_scorer(settings, args.scorer)
-    fill_in = None if args.no_alt_lm else build_fill_in(settings, scorer)
+    fill_in = build_fill_in(with_alt_lm(settings, args.alt_lm), scorer)
     proposals = propose(polarized, setups, scorer, premise=args.premise, settings=settings, fill_in=fill_in,
                         top_k=args.top)
     if args.json:

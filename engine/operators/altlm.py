@@ -7,21 +7,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from lemminflect import getLemma
+
 from engine import lexicon
 from engine.edits import Edit, EditContext, Slot
 from engine.inflection import match_case
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
 from engine.operators.base import EditOperator, Level, register_operator
-from engine.operators.wordnet import heads_listed_compound, substitutable
+from engine.operators.wordnet import heads_listed_compound, predicative, substitutable, word_senses
 
 
 def alt_lm_slots(ctx: EditContext, sites: Sequence[PolarizedToken]) -> list[tuple[PolarizedToken, Slot]]:
-    """The sites where AltLM may run: substitutable, not alternated before, not a listed compound."""
+    """The sites where AltLM may run: substitutable predicate nouns, not alternated before, not a listed compound."""
     slots = []
     for tok in sites:
         t = tok.token
-        if (substitutable(tok) and t.text.lower() not in ctx.alternated
+        if (substitutable(tok) and t.upos == "NOUN" and predicative(ctx.polarized.sentence, tok)
+                and t.text.lower() not in ctx.alternated
                 and not heads_listed_compound(ctx.polarized.sentence, tok, ctx.settings)):
             exclude = frozenset(lexicon.related_lemmas(t.lemma, t.upos, ctx.settings))
             slots.append((tok, Slot(t.id - 1, t.upos, t.xpos, t.lemma, exclude)))
@@ -30,7 +33,9 @@ def alt_lm_slots(ctx: EditContext, sites: Sequence[PolarizedToken]) -> list[tupl
 
 @register_operator
 class AltLM(EditOperator):
-    """Substitute a content word by a same-POS language-model fill-in (alternation)."""
+    """Substitute a noun by a language-model fill-in (alternation), only where WordNet shows the two
+    classes disjoint (:func:`lexicon.disjoint_words`: a dog is no car); an unrelated word alone is
+    no evidence of exclusion (someone eating may be talking)."""
 
     name = paper_name = "AltLM"
     relations = frozenset({Relation.ALTERNATION})
@@ -43,8 +48,18 @@ class AltLM(EditOperator):
         slots = alt_lm_slots(ctx, sites)
         if not slots:
             return
-        found = ctx.fill_in.alternatives(ctx.words, [s for _, s in slots], ctx.settings.alt_lm_top)
+        # Ask for the whole pool: the disjointness evidence below keeps few, then the best alt_lm_top.
+        found = ctx.fill_in.alternatives(ctx.words, [s for _, s in slots], ctx.settings.alt_lm_pool)
+        reader = lexicon.wordnet(ctx.settings)
         for (tok, slot), words in zip(slots, found):
+            chosen = word_senses(ctx, slot.lemma, slot.upos)
+            if not chosen:
+                continue
+            sense = reader.synset(chosen[0])
+            kept = 0
             for word in words:
-                yield slot.index, Edit(slot.index, slot.index + 1, (match_case(word, tok.token.text),),
-                                       Relation.ALTERNATION)
+                lemma = getLemma(word.lower(), upos="NOUN")[0]  # "ways" is the plural of "way", not WordNet's slipway
+                if kept < ctx.settings.alt_lm_top and lexicon.disjoint_words(sense, lemma, ctx.settings):
+                    kept += 1
+                    yield slot.index, Edit(slot.index, slot.index + 1, (match_case(word, tok.token.text),),
+                                           Relation.ALTERNATION, (sense.name(),), (sense.name(), f"≠ {lemma}"))

@@ -3,40 +3,58 @@
 - **PredicateNegation** negates the main predicate ("runs" -> "does not run"); the negation (^)
   is projected through the predicate's context like any word-level edit.
 - **SentenceNegation** prefixes "It is not true that" / "It is false that": the prefix takes
-  the whole sentence in its scope, so H -> H* is ^ whatever the context.
+  the whole sentence in its scope, so H -> H* is ^ whatever the context. Only a finite clause
+  can follow "that": captions without a finite verb get no prefix.
 - **DoubleNegation** does both; its relation is join(projected predicate negation, ^), kept
   only when that join is a single relation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from engine.edits import Edit, EditContext
-from engine.inflection import negate_predicate, uncapitalise
-from engine.natlog.polarity import PolarizedToken
+from engine.inflection import has_finite_clause, negate_predicate, uncapitalise
+from engine.natlog.polarity import PolarizedSentence, PolarizedToken
 from engine.natlog.relations import RELATION_ORDER, Relation, join
-from engine.operators.base import SentenceOperator, TokenOperator, register_operator
+from engine.operators.base import EditOperator, Level, SentenceOperator, register_operator
 
 NEGATION_PREFIXES = ("It is not true that", "It is false that")
 
 
+def main_clause_negation(polarized: PolarizedSentence) -> tuple[int, int, tuple[str, ...]] | None:
+    """The negation of H's main clause as (site, word index, replacement words): the site is the
+    word whose context projects it, the root, except in an existential clause whose subject has
+    a determiner ("There is a man" -> "There is no man"): that determiner is replaced, and its own
+    context (outside its scope) projects the edit."""
+    sentence = polarized.sentence
+    root = sentence.root
+    if root is None:
+        return None
+    negated = negate_predicate(sentence, root.id)
+    if negated is None:
+        return None
+    index, words = negated
+    replaced = sentence.tokens[index]
+    site = index if sentence.children(root.id, "expl") and replaced.upos == "DET" else root.id - 1
+    return site, index, words
+
+
 @register_operator
-class PredicateNegation(TokenOperator):
+class PredicateNegation(EditOperator):
     """Negate the main predicate ("runs" -> "does not run"), projected through its context."""
 
     name = "PredicateNegation"
     paper_name = "AddNeg"
     relations = frozenset({Relation.NEGATION})
+    level = Level.TOKEN
     description = "negate the main predicate (^, projected)"
 
-    def edits_at(self, ctx: EditContext, tok: PolarizedToken) -> Iterator[Edit]:
-        if tok.token.head != 0:
-            return
-        negated = negate_predicate(ctx.polarized.sentence, tok.token.id)
-        if negated is not None:
-            index, words = negated
-            yield Edit(index, index + 1, words, Relation.NEGATION)
+    def propose(self, ctx: EditContext, sites: Sequence[PolarizedToken]) -> Iterator[tuple[int | None, Edit]]:
+        found = main_clause_negation(ctx.polarized)
+        if found is not None and any(t.token.id - 1 == found[0] for t in sites):
+            site, index, words = found
+            yield site, Edit(index, index + 1, words, Relation.NEGATION)
 
 
 @register_operator
@@ -49,6 +67,8 @@ class SentenceNegation(SentenceOperator):
     description = "prefix 'It is not true that' (^)"
 
     def sentence_edits(self, ctx: EditContext) -> Iterator[Edit]:
+        if not has_finite_clause(ctx.polarized.sentence):  # "It is not true that two dogs sitting ..."
+            return
         for prefix in NEGATION_PREFIXES:
             yield Edit(0, 0, tuple(prefix.split()), Relation.NEGATION)
 
@@ -75,12 +95,11 @@ class DoubleNegation(SentenceOperator):
     description = "negate the predicate and the sentence (join of both)"
 
     def sentence_edits(self, ctx: EditContext) -> Iterator[Edit]:
-        root = ctx.polarized.sentence.root
-        negated = negate_predicate(ctx.polarized.sentence, root.id) if root is not None else None
-        if root is None or negated is None:
+        found = main_clause_negation(ctx.polarized)
+        if found is None or not has_finite_clause(ctx.polarized.sentence):
             return
-        index, replacement = negated
-        inner = ctx.polarized.token(root.id).projection[RELATION_ORDER.index(Relation.NEGATION)]
+        site, index, replacement = found
+        inner = ctx.polarized.tokens[site].projection[RELATION_ORDER.index(Relation.NEGATION)]
         joined = join(inner, Relation.NEGATION)
         if len(joined) == 1:
             (relation,) = joined

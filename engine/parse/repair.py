@@ -79,6 +79,16 @@ def verb_lemma(word: str, tag: str) -> str | None:
     return None
 
 
+def checked_lemma(text: str, lemma: str, upos: str, xpos: str) -> str:
+    """A verb's lemma, corrected when the tagger's lemma cannot give the word back ("rides" is
+    not a form of "rid": it is "ride"); other words keep theirs."""
+    if upos not in ("VERB", "AUX") or not xpos.startswith("VB") or xpos == "VB" and text.lower() == lemma.lower():
+        return lemma
+    if text.lower() in getInflection(lemma.lower(), xpos) or lemma.lower() == "be":
+        return lemma
+    return verb_lemma(text, xpos) or lemma
+
+
 def _candidate(sentence: ParsedSentence, token: Token) -> bool:
     """A word that may be re-read as the finite verb: a non-verb, or a participle read as a reduced relative.
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol, cast
 
-from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, repair
+from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, checked_lemma, repair
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
 
 if TYPE_CHECKING:
@@ -198,7 +198,8 @@ class SpacyParser:
         arcs = convert_arcs(nodes)
         tokens = tuple(
             Token(
-                id=t.i + 1, text=t.text, lemma=t.lemma_ or t.text, upos=t.pos_, xpos=t.tag_,
+                id=t.i + 1, text=t.text, lemma=checked_lemma(t.text, t.lemma_ or t.text, t.pos_, t.tag_),
+                upos=t.pos_, xpos=t.tag_,
                 head=head + 1, deprel=dep, start=t.idx, end=t.idx + len(t.text),
                 feats=feats_from_string(str(t.morph)), space_after=bool(t.whitespace_),
             )

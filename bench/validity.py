@@ -1,0 +1,232 @@
+"""Validity of successful attacks, judged blind: are the H* the attack produces labelled as the
+setup says, and do they read as English?
+
+    python bench/validity.py generate --per-setup 60 --out bench/validity/after.jsonl
+    python bench/validity.py to-label bench/validity/before.jsonl bench/validity/after.jsonl \\
+        --labels bench/validity/labels.jsonl --out /tmp/to_label.jsonl      # blind: P and H* only
+    python bench/validity.py report bench/validity/after.jsonl --labels bench/validity/labels.jsonl
+
+``generate`` attacks a seeded sample of pairs the offline victim never saw (ConjNLI dev, HELP and
+the SNLI-test TRAIN-half pairs outside the victim's training sample) with every setup and the
+default settings, and writes one line per attacked pair: its source and index there (the data
+stays in the shared folder), and for successful ones H*, its label key, operators and queries.
+``to-label`` writes the (P, H*) pairs no label covers yet, shuffled, with nothing else (no
+target label, no operator, no victim output): the guideline is ``bench/validity/GUIDELINE.md``.
+``report`` joins the labels (keyed by P and H*) and prints, per setup and per operator, ASR,
+QN, the share of valid H* (the label equals the setup's target and the English is not
+``broken``) and of natural ones (``ok``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from engine.attack import AttackTools, attack_pair
+from engine.datasets import NLIPair, read_pairs
+from engine.errors import InputError
+from engine.natlog.setups import SETUPS, get_setup
+from engine.settings import get_settings
+from engine.tables import format_table
+from engine.training import OFFLINE_TRAIN, DataSource, TrainConfig
+from engine.victim import load_victim
+from runstore.vocab import AttackStatus
+
+ENGLISH = ("ok", "odd", "broken")
+
+
+def item_key(premise: str, h_star: str) -> str:
+    """The label key of a (P, H*) pair: the same text gets the same label in every run."""
+    return hashlib.sha1(f"{premise.strip()}\t{h_star.strip()}".encode()).hexdigest()[:16]
+
+
+def victim_training_pairs() -> set[tuple[str, str]]:
+    """Every (premise, hypothesis) the offline victim's recipe loads (a superset of what it trained on)."""
+    settings = get_settings()
+    seed = TrainConfig.seed
+    seen = set()
+    for spec in OFFLINE_TRAIN:
+        for pair in DataSource.parse(spec, settings.shared_data_dir).load(seed):
+            seen.add((pair.premise, pair.hypothesis))
+    return seen
+
+
+def source_pairs() -> dict[str, list[NLIPair]]:
+    """The data the dev set draws on, by source name (read from the shared data folder: the repo
+    keeps no copy, only each pair's source and index)."""
+    data = get_settings().shared_data_dir
+    return {
+        "conjnli-dev": read_pairs(data / "conjnli" / "conj_dev.tsv", "conjnli"),
+        "help-and": read_pairs(data / "help" / "leskexppmb_and.tsv", "help"),
+        "help-or": read_pairs(data / "help" / "leskexppmb_or.tsv", "help"),
+        "snli-train-half": read_pairs(data / "snli_test.tsv", "tsv", "TRAIN"),
+    }
+
+
+def candidate_pairs() -> list[tuple[str, int, NLIPair]]:
+    """Pairs the victim never trained on, from ConjNLI dev, HELP and the SNLI-test TRAIN half,
+    with their source and index there."""
+    excluded = victim_training_pairs()
+    out = []
+    for name, pairs in source_pairs().items():
+        out += [(name, k, p) for k, p in enumerate(pairs)
+                if (p.premise, p.hypothesis) not in excluded and len(p.hypothesis) <= 160]
+    return out
+
+
+def with_texts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Run rows with their premise and hypothesis read back from the shared data."""
+    sources = source_pairs()
+    out = []
+    for row in rows:
+        pair = sources[row["source"]][row["index"]]
+        out.append({**row, "premise": pair.premise, "hypothesis": pair.hypothesis})
+    return out
+
+
+def generate(args: argparse.Namespace) -> None:
+    settings = get_settings()
+    began = time.monotonic()
+    pool = candidate_pairs()
+    victim = load_victim("offline", settings=settings)
+    tools = AttackTools.build(settings, alt_lm=True)
+    print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
+    rows = []
+    for name in args.setups.split(","):
+        setup = get_setup(name)
+        eligible = [(src, k, p) for src, k, p in pool if p.label == setup.source_label]
+        rng = random.Random(f"{args.seed}:{setup.name}")
+        rng.shuffle(eligible)
+        by_source: dict[str, list[tuple[int, NLIPair]]] = defaultdict(list)
+        for src, k, p in eligible:
+            by_source[src].append((k, p))
+        chosen: list[tuple[str, int, NLIPair]] = []
+        while len(chosen) < args.per_setup and any(by_source.values()):
+            for src in sorted(by_source):
+                if by_source[src] and len(chosen) < args.per_setup:
+                    chosen.append((src, *by_source[src].pop()))
+        for src, index, pair in tqdm(chosen, desc=f"attack {setup.name}", unit="pair", mininterval=10):
+            try:
+                result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
+            except InputError as exc:  # a premise of several sentences, say: not attackable as given
+                print(f"skipped {src} pair: {exc}", file=sys.stderr)
+                continue
+            row: dict[str, Any] = {
+                "setup": setup.name, "source": src, "index": index,
+                "target_label": setup.target_label.value, "status": result.status.value,
+                "queries": result.queries, "seconds": round(result.seconds, 2),
+            }
+            if result.status is AttackStatus.SUCCESS and result.adversarial_hypothesis:
+                row.update({
+                    "h_star": result.adversarial_hypothesis, "key": item_key(pair.premise, result.adversarial_hypothesis),
+                    "operators": [s.candidate.operator for s in result.derivation],
+                    "edits": len(result.derivation), "perplexity": result.perplexity,
+                })
+            rows.append(row)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {len(rows)} attacked pairs to {args.out} in {time.monotonic() - began:.0f} s", file=sys.stderr)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def read_labels(path: Path) -> dict[str, dict[str, Any]]:
+    """Labels by key; each line: key, label (entailment/neutral/contradiction), english (ok/odd/broken)."""
+    if not path.is_file():
+        return {}
+    labels = {}
+    for n, row in enumerate(read_jsonl(path), start=1):
+        if row.get("label") not in ("entailment", "neutral", "contradiction") or row.get("english") not in ENGLISH:
+            raise SystemExit(f"{path}:{n}: needs label entailment|neutral|contradiction and english ok|odd|broken")
+        labels[row["key"]] = row
+    return labels
+
+
+def to_label(args: argparse.Namespace) -> None:
+    labels = read_labels(args.labels)
+    todo: dict[str, dict[str, str]] = {}
+    for path in args.runs:
+        for row in with_texts(read_jsonl(path)):
+            if row.get("key") and row["key"] not in labels:
+                todo[row["key"]] = {"key": row["key"], "premise": row["premise"], "hypothesis": row["h_star"]}
+    items = list(todo.values())
+    random.Random(args.seed).shuffle(items)
+    args.out.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
+    print(f"{len(items)} pairs to label -> {args.out}")
+
+
+def _share(values: Iterable[bool]) -> float | None:
+    values = list(values)
+    return sum(values) / len(values) if values else None
+
+
+def report(args: argparse.Namespace) -> None:
+    labels = read_labels(args.labels)
+    for path in args.runs:
+        rows = read_jsonl(path)
+        print(f"\n## {path}")
+        groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        for row in rows:
+            groups[("setup", row["setup"])].append(row)
+            groups[("all", "all")].append(row)
+            for op in dict.fromkeys(row.get("operators", [])):
+                groups[("operator", op)].append(row)
+        table = []
+        order = [("all", "all")] + [("setup", s) for s in SETUPS] + sorted(k for k in groups if k[0] == "operator")
+        for key in order:
+            members = groups.get(key, [])
+            if not members:
+                continue
+            attacked = [r for r in members if r["status"] != "skipped"]
+            won = [r for r in attacked if r["status"] == "success"]
+            judged = [(r, labels[r["key"]]) for r in won if r.get("key") in labels]
+            valid = [lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged]
+            natural = [lab["english"] == "ok" for _, lab in judged]
+            qn = [r["queries"] for r in won]
+            table.append([
+                key[1] if key[0] != "all" else "all", len(attacked) if key[0] != "operator" else None,
+                len(won), (len(won) / len(attacked)) if attacked and key[0] != "operator" else None,
+                statistics.fmean(qn) if qn else None, len(judged), _share(valid), _share(natural),
+            ])
+        headers = ["group", "attacked", "successful", "asr", "qn mean", "judged", "valid", "natural"]
+        print(format_table(headers, table))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+    g = sub.add_parser("generate")
+    g.add_argument("--per-setup", type=int, default=60)
+    g.add_argument("--setups", default=",".join(SETUPS))
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--out", type=Path, required=True)
+    g.set_defaults(func=generate)
+    t = sub.add_parser("to-label")
+    t.add_argument("runs", type=Path, nargs="+")
+    t.add_argument("--labels", type=Path, required=True)
+    t.add_argument("--out", type=Path, required=True)
+    t.add_argument("--seed", type=int, default=0)
+    t.set_defaults(func=to_label)
+    r = sub.add_parser("report")
+    r.add_argument("runs", type=Path, nargs="+")
+    r.add_argument("--labels", type=Path, required=True)
+    r.set_defaults(func=report)
+    args = parser.parse_args()
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,68 @@
+"""The validity benchmark's bookkeeping on real files: label keys, blind exports, the report's
+validity and naturalness, and the labels kept in the repo covering the dev set."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from bench import validity
+from engine.settings import PROJECT_ROOT
+
+DEV = PROJECT_ROOT / "bench" / "validity"
+
+
+def write(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_report_counts_valid_and_natural(tmp_path: Path, capsys, shared_data: Path) -> None:
+    first = validity.source_pairs()["conjnli-dev"][0]
+    p = first.premise
+    rows = [
+        {"setup": "E2C", "source": "conjnli-dev", "index": 0, "target_label": "contradiction",
+         "status": "success", "queries": 2, "h_star": "It is not true that a man plays music.",
+         "key": validity.item_key(p, "It is not true that a man plays music."), "operators": ["SentenceNegation"]},
+        {"setup": "E2C", "source": "conjnli-dev", "index": 0, "target_label": "contradiction",
+         "status": "success", "queries": 4, "h_star": "A man do not plays.",
+         "key": validity.item_key(p, "A man do not plays."), "operators": ["PredicateNegation"]},
+        {"setup": "E2C", "source": "conjnli-dev", "index": 1, "target_label": "contradiction",
+         "status": "skipped", "queries": 1},
+    ]
+    run = write(tmp_path / "run.jsonl", rows)
+    labels = write(tmp_path / "labels.jsonl", [
+        {"key": rows[0]["key"], "label": "contradiction", "english": "ok"},
+        {"key": rows[1]["key"], "label": "contradiction", "english": "broken"},
+    ])
+    validity.report(argparse.Namespace(runs=[run], labels=labels))
+    out = capsys.readouterr().out
+    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 |" in out
+    assert "| PredicateNegation | - | 1 | - | 4.0 | 1 | 0.000 | 0.000 |" in out
+    export = tmp_path / "todo.jsonl"
+    validity.to_label(argparse.Namespace(runs=[run], labels=tmp_path / "none.jsonl", out=export, seed=0))
+    blind = [json.loads(line) for line in export.read_text().splitlines()]
+    assert len(blind) == 2 and all(set(item) == {"key", "premise", "hypothesis"} for item in blind)
+    assert {item["premise"] for item in blind} == {p}  # read back from the shared data, not stored
+
+
+def test_bad_label_lines_are_refused(tmp_path: Path) -> None:
+    bad = write(tmp_path / "labels.jsonl", [{"key": "x", "label": "yes", "english": "ok"}])
+    with pytest.raises(SystemExit, match="labels.jsonl:1"):
+        validity.read_labels(bad)
+
+
+def test_the_dev_set_is_labelled_blind_and_whole(shared_data: Path) -> None:
+    labels = validity.read_labels(DEV / "labels.jsonl")
+    runs = [p for p in sorted(DEV.glob("*.jsonl")) if p.name != "labels.jsonl"]
+    assert runs, "the dev-set runs are kept in bench/validity/"
+    rows = [r for p in runs for r in validity.with_texts(validity.read_jsonl(p))]
+    produced = {r["key"] for r in rows if r.get("key")}
+    assert len(produced) >= 300 and produced <= set(labels)
+    assert all(validity.item_key(r["premise"], r["h_star"]) == r["key"] for r in rows if r.get("key"))
+    assert not [r for p in runs for r in validity.read_jsonl(p) if "premise" in r]  # no data copied
+    assert all(set(row) == {"key", "label", "english"} for row in labels.values())
+    assert (DEV / "GUIDELINE.md").is_file()
