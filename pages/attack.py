@@ -44,7 +44,7 @@ def choose_pair() -> tuple[str, str, str] | None:
     fmt = right.selectbox("Format", FORMATS, key="data_format")
     file = Path(path).expanduser()
     if not file.is_file():
-        st.error(f"No such file: {file}")
+        st.error(f"No such file: {md_escape(str(file))}")
         return None
     try:
         pairs = load_pairs(str(file), fmt, file.stat().st_mtime)
