@@ -114,10 +114,10 @@ def propose(
     settings = settings or get_settings()
     chain = chain or ConstraintChain.default()
     out = []
+    reference = scorer.score([polarized.sentence.text])[0] if setups else None
     for setup in setups:
         found = generate_candidates(polarized, setup.relations, setup=setup.name, settings=settings, fill_in=fill_in,
                                     senses=senses, premise=premise)
-        reference = scorer.score([polarized.sentence.text])[0]
         check = CheckContext(setup, premise, source=polarized, settings=settings, scorer=scorer, reference=reference)
         checked = chain.apply(found, check)
         ranked = rank(checked.kept, scorer, top_k or settings.top_k)

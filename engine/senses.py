@@ -98,6 +98,8 @@ class ContextSense:
     def __init__(self, encoder: SentenceEncoder, settings: Settings, prior: float | None = None) -> None:
         self.encoder, self.settings = encoder, settings
         self.prior = settings.wsd_prior if prior is None else prior
+        # Every WordNet operator asks about the same word of the same sentence: rank it once.
+        self._ranked: dict[tuple[str, str, SenseContext], list[Synset]] = {}
 
     def scores(self, senses: Sequence[Synset], lemma: str, context: SenseContext,
                leave_out: str | None = None) -> list[float]:
@@ -109,12 +111,16 @@ class ContextSense:
         return [sim + self.prior * math.log((n + 1) / total) for sim, n in zip(similarity, counts)]
 
     def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
-        senses = candidate_senses(lemma, upos, self.settings)
-        if len(senses) < 2:
-            return senses
-        scored = self.scores(senses, lemma, context)
-        order = sorted(range(len(senses)), key=lambda k: (-scored[k], k))
-        return [senses[k] for k in order]
+        key = (lemma, upos, context)
+        if key not in self._ranked:
+            senses = candidate_senses(lemma, upos, self.settings)
+            if len(senses) >= 2:
+                scored = self.scores(senses, lemma, context)
+                senses = [senses[k] for k in sorted(range(len(senses)), key=lambda k: (-scored[k], k))]
+            if len(self._ranked) > 50_000:
+                self._ranked.clear()
+            self._ranked[key] = senses
+        return list(self._ranked[key])
 
 
 def choose_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: SenseContext,

@@ -49,10 +49,10 @@ def choose_pair() -> tuple[str, str, str] | None:
     try:
         pairs = load_pairs(str(file), fmt, file.stat().st_mtime)
     except InputError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
         return None
     if not pairs:
-        st.error(f"{file} holds no labelled pairs.")
+        st.error(f"{md_escape(str(file))} holds no labelled pairs.")
         return None
     index = st.number_input(f"Pair index (0 – {len(pairs) - 1})", 0, len(pairs) - 1, 1, key="pair_index")
     pair = pairs[int(index)]
