@@ -14,7 +14,9 @@ stays in the shared folder), and for successful ones H*, its label key, operator
 target label, no operator, no victim output): the guideline is ``bench/validity/GUIDELINE.md``.
 ``report`` joins the labels (keyed by P and H*) and prints, per setup and per operator, ASR,
 QN, the share of valid H* (the label equals the setup's target and the English is not
-``broken``) and of natural ones (``ok``).
+``broken``) and of natural ones (``ok``). ``to-label --sources`` mixes the attacked pairs (P, H)
+themselves into the batch, unmarked; the report then also gives validity over the attacks whose
+source pair the labeller gave its gold label (an H* cannot keep a label its source does not have).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from engine.datasets import NLIPair, read_pairs
 from engine.errors import InputError
 from engine.natlog.setups import SETUPS, get_setup
 from engine.settings import get_settings
-from engine.tables import format_table
+from engine.tables import RATIOS, format_table
 from engine.training import OFFLINE_TRAIN, DataSource, TrainConfig
 from engine.victim import load_victim
 from runstore.vocab import AttackStatus
@@ -100,7 +102,7 @@ def generate(args: argparse.Namespace) -> None:
     began = time.monotonic()
     pool = candidate_pairs()
     victim = load_victim("offline", settings=settings)
-    tools = AttackTools.build(settings, alt_lm=True)
+    tools = AttackTools.build(settings)  # the configured AltLM back-end (none by default)
     print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
     rows = []
     for name in args.setups.split(","):
@@ -162,6 +164,10 @@ def to_label(args: argparse.Namespace) -> None:
         for row in with_texts(read_jsonl(path)):
             if row.get("key") and row["key"] not in labels:
                 todo[row["key"]] = {"key": row["key"], "premise": row["premise"], "hypothesis": row["h_star"]}
+            source = item_key(row["premise"], row["hypothesis"])
+            if args.sources and row.get("key") and source not in labels:
+                # The attacked pair itself, mixed in unmarked: does the labeller share its gold label?
+                todo[source] = {"key": source, "premise": row["premise"], "hypothesis": row["hypothesis"]}
     items = list(todo.values())
     random.Random(args.seed).shuffle(items)
     args.out.write_text("".join(json.dumps(i, ensure_ascii=False) + "\n" for i in items), encoding="utf-8")
@@ -175,9 +181,16 @@ def _share(values: Iterable[bool]) -> float | None:
 
 def report(args: argparse.Namespace) -> None:
     labels = read_labels(args.labels)
-    for path in args.runs:
-        rows = read_jsonl(path)
-        print(f"\n## {path}")
+    runs: list[tuple[str, list[dict[str, Any]]]] = [(str(path), with_texts(read_jsonl(path))) for path in args.runs]
+    if getattr(args, "pool", False):
+        # One table over every run; an H* several runs produced (same P and text) counts once.
+        pooled: dict[str, dict[str, Any]] = {}
+        for _, rows in runs:
+            for row in rows:
+                pooled.setdefault(row.get("key") or f"{row['setup']}:{row['source']}:{row['index']}:{len(pooled)}", row)
+        runs = [(" + ".join(name for name, _ in runs) + " (pooled)", list(pooled.values()))]
+    for name, rows in runs:
+        print(f"\n## {name}")
         groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             groups[("setup", row["setup"])].append(row)
@@ -195,14 +208,22 @@ def report(args: argparse.Namespace) -> None:
             judged = [(r, labels[r["key"]]) for r in won if r.get("key") in labels]
             valid = [lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged]
             natural = [lab["english"] == "ok" for _, lab in judged]
+            # Attacks whose source pair (P, H) was labelled too, and given its gold label.
+            confirmed = [
+                lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged
+                if (src := labels.get(item_key(r["premise"], r["hypothesis"])))
+                and src["label"] == get_setup(r["setup"]).source_label
+            ]
             qn = [r["queries"] for r in won]
             table.append([
                 key[1] if key[0] != "all" else "all", len(attacked) if key[0] != "operator" else None,
                 len(won), (len(won) / len(attacked)) if attacked and key[0] != "operator" else None,
                 statistics.fmean(qn) if qn else None, len(judged), _share(valid), _share(natural),
+                len(confirmed), _share(confirmed),
             ])
-        headers = ["group", "attacked", "successful", "asr", "qn mean", "judged", "valid", "natural"]
-        print(format_table(headers, table))
+        headers = ["group", "attacked", "successful", "asr", "qn mean", "judged", "valid", "natural",
+                   "source agreed", "valid there"]
+        print(format_table(headers, table, RATIOS | {"valid there"}))
 
 
 def main() -> None:
@@ -219,10 +240,13 @@ def main() -> None:
     t.add_argument("--labels", type=Path, required=True)
     t.add_argument("--out", type=Path, required=True)
     t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--sources", action="store_true",
+                   help="also the attacked pairs (P, H) themselves, mixed in: measures label noise in the sources")
     t.set_defaults(func=to_label)
     r = sub.add_parser("report")
     r.add_argument("runs", type=Path, nargs="+")
     r.add_argument("--labels", type=Path, required=True)
+    r.add_argument("--pool", action="store_true", help="one table over all runs, each distinct H* once")
     r.set_defaults(func=report)
     args = parser.parse_args()
     args.func(args)

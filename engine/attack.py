@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.candidates import generate_candidates
+from engine.completeness import incomplete_reason
 from engine.constraints import CheckContext, ConstraintChain
 from engine.edits import Candidate, FillIn
 from engine.errors import InputError
@@ -45,6 +46,8 @@ from runstore.vocab import LABELS, AttackStatus, NLILabel
 Generator = Callable[..., list[Candidate]]
 PREFETCH = 8
 SKIP_REASON = "victim already wrong"
+INCOMPLETE_REASON = "hypothesis is not a complete sentence"
+SOURCE_CHECKS = ("complete", "off")
 
 
 class RoundOutcome(enum.StrEnum):
@@ -174,6 +177,24 @@ class AttackResult:
         )
 
 
+def source_cut(hypothesis: str, settings: Settings) -> str | None:
+    """Why H is not attacked as a sentence (``settings.source_check``), or ``None``.
+
+    ``complete`` (the default) skips a hypothesis cut off mid-sentence (see
+    :mod:`engine.completeness`); ``off`` attacks every hypothesis as it is. An unparsable H is
+    left to the first round, which reports it.
+    """
+    mode = settings.source_check
+    if mode not in SOURCE_CHECKS:
+        raise InputError(f"unknown source_check {mode!r}; use one of: {', '.join(SOURCE_CHECKS)}")
+    if mode == "off":
+        return None
+    try:
+        return incomplete_reason(parse(hypothesis, settings=settings))
+    except InputError:
+        return None
+
+
 def allowed_next(composed: frozenset[Relation], setup: Setup) -> frozenset[Relation]:
     """Relations an edit may have so that H's composed relation to the result stays in the setup."""
     return frozenset(r for r in RELATION_ORDER if join_sets(composed, {r}) <= setup.relations)
@@ -225,7 +246,12 @@ class AttackSearch:
         self.original = self.counter.predict_one(premise, hypothesis)
         self._state = _State(hypothesis, frozenset({Relation.EQUIVALENCE}), [], set(), {hypothesis})
         self._success: Prediction | None = None
-        self._reason = "" if self.original.label == gold_label else SKIP_REASON
+        self._skipped = self.original.label != gold_label
+        self._reason = SKIP_REASON if self._skipped else ""
+        if not self._skipped:
+            cut = source_cut(hypothesis, self.settings)
+            if cut is not None:
+                self._skipped, self._reason = True, f"{INCOMPLETE_REASON}: {cut}"
 
     @property
     def done(self) -> bool:
@@ -346,7 +372,7 @@ class AttackSearch:
         state = self._state
         won = self._success is not None
         status = (AttackStatus.SUCCESS if won else
-                  AttackStatus.SKIPPED if self._reason == SKIP_REASON else AttackStatus.FAILED)
+                  AttackStatus.SKIPPED if self._skipped else AttackStatus.FAILED)
         hstar = state.hypothesis if won else None
         return AttackResult(
             premise=self.premise, hypothesis=self.hypothesis, gold_label=self.gold_label,

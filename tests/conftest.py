@@ -19,8 +19,11 @@ SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
 
 def pytest_configure(config: pytest.Config) -> None:
     """Tests see the built-in modifier inventory (unless they pass one), whatever ``mine-pps``
-    has written to var/; subprocesses (CLI, served app) inherit the setting."""
+    has written to var/, and every edit operator; subprocesses (CLI, served app) inherit both."""
     os.environ["NATLOG_PP_INVENTORY"] = str(Path(tempfile.mkdtemp(prefix="natlog-tests-")) / "pp_inventory.json")
+    # The tests exercise every operator, including those off by default (tests of the defaults
+    # read ``Settings()``).
+    os.environ["NATLOG_DISABLED_OPERATORS"] = "none"
     get_settings.cache_clear()
 
 

@@ -25,6 +25,7 @@ from engine.operators import (
     select_operators,
 )
 from engine.parse import parse
+from engine.settings import Settings
 
 ALGORITHM_1 = {
     "PerturbSyno": {Relation.EQUIVALENCE}, "PerturbHyper": {Relation.FORWARD}, "PerturbHypo": {Relation.REVERSE},
@@ -76,6 +77,21 @@ def test_disabling_operators(settings) -> None:
     assert [op.name for op in select_operators(["AltLM"])] == [n for n in operator_names() if n != "AltLM"]
     with pytest.raises(InputError, match="unknown edit operator"):
         generate_candidates(polarized, e2c, settings=settings.with_overrides(disabled_operators="AddNeg"))
+
+
+def test_operators_below_the_validity_bar_are_off_by_default(settings) -> None:
+    """The defaults leave out the operators the validity benchmark found below 80 % valid (README);
+    ``none`` turns every one back on."""
+    default = Settings().disabled_operators
+    assert {op.name for op in select_operators(default)} == {
+        "PerturbAnto", "AltLM", "Insertion", "PredicateNegation", "SentenceNegation"}
+    assert select_operators("none") == registered_operators()
+    polarized = polarize(parse("A man is playing a guitar.", settings=settings))
+    e2e = get_setup("E2E").relations
+    every = {c.operator for c in generate_candidates(polarized, e2e, settings=settings)}
+    defaults = {c.operator for c in generate_candidates(polarized, e2e,
+                                                         settings=settings.with_overrides(disabled_operators=default))}
+    assert "PerturbHyper" in every and "PerturbHyper" not in defaults
 
 
 def test_altlm_without_a_back_end_proposes_nothing(settings) -> None:

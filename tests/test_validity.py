@@ -209,3 +209,17 @@ def test_insertions_respect_constituents_and_meaning(text: str, bad: str, settin
     kids = {c.text for c in generate_candidates(polarize(parse("The kids are eating dinner.", settings=settings)),
                                                  get_setup("E2N").relations, settings=settings, senses=chooser)}
     assert "The kids are eating dinner outside." in kids  # a place, after the verb's object
+
+
+def test_plural_nouns_get_no_singular_attire(settings: Settings, chooser: SenseChooser) -> None:
+    """"Two riders in a white shirt" reads as one shirt for both: singular indefinite PPs go on
+    singular nouns only."""
+    def inserted(text: str) -> set[str]:
+        found = generate_candidates(polarize(parse(text, settings=settings)), get_setup("E2N").relations,
+                                    settings=settings, senses=chooser)
+        return {c.text for c in found if c.operator == "Insertion"}
+
+    plural = inserted("Two dirt bike riders are practicing new tricks.")
+    singular = inserted("A dirt bike rider is practicing new tricks.")
+    assert [t for t in singular if "rider in a " in t]
+    assert plural and not [t for t in plural if "riders in a " in t or "riders with a " in t]

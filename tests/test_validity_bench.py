@@ -40,13 +40,23 @@ def test_report_counts_valid_and_natural(tmp_path: Path, capsys, shared_data: Pa
     ])
     validity.report(argparse.Namespace(runs=[run], labels=labels))
     out = capsys.readouterr().out
-    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 |" in out
-    assert "| PredicateNegation | - | 1 | - | 4.0 | 1 | 0.000 | 0.000 |" in out
+    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 0 | - |" in out
+    assert "| PredicateNegation | - | 1 | - | 4.0 | 1 | 0.000 | 0.000 | 0 | - |" in out
+    # The source pair (P, H) labelled with E2C's source label: both attacks count as source-agreed.
+    source = {"key": validity.item_key(p, first.hypothesis), "label": "entailment", "english": "ok"}
+    labels.write_text(labels.read_text() + json.dumps(source) + "\n", encoding="utf-8")
+    validity.report(argparse.Namespace(runs=[run], labels=labels))
+    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 2 | 0.500 |" in capsys.readouterr().out
     export = tmp_path / "todo.jsonl"
-    validity.to_label(argparse.Namespace(runs=[run], labels=tmp_path / "none.jsonl", out=export, seed=0))
+    validity.to_label(argparse.Namespace(runs=[run], labels=tmp_path / "none.jsonl", out=export, seed=0,
+                                         sources=False))
     blind = [json.loads(line) for line in export.read_text().splitlines()]
     assert len(blind) == 2 and all(set(item) == {"key", "premise", "hypothesis"} for item in blind)
     assert {item["premise"] for item in blind} == {p}  # read back from the shared data, not stored
+    validity.to_label(argparse.Namespace(runs=[run], labels=tmp_path / "none.jsonl", out=export, seed=0,
+                                         sources=True))
+    mixed = [json.loads(line) for line in export.read_text().splitlines()]
+    assert len(mixed) == 3 and first.hypothesis in {item["hypothesis"] for item in mixed}
 
 
 def test_bad_label_lines_are_refused(tmp_path: Path) -> None:

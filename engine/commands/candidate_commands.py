@@ -20,7 +20,7 @@ from engine.fill_in import build_fill_in
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import Setup, get_setup, setups_for_label
-from engine.operators import registered_operators
+from engine.operators import registered_operators, select_operators
 from engine.parse import ParsedSentence, parse, validate_premise
 from engine.scoring import SCORERS, build_scorer
 from engine.settings import Settings, get_settings
@@ -91,10 +91,15 @@ def cmd_candidates(args: argparse.Namespace) -> int:
 
 
 def cmd_operators(args: argparse.Namespace) -> int:
-    print("Edit operators (generation order within a word and relation):")
+    settings = get_settings()
+    enabled = {op.name for op in select_operators(settings.disabled_operators)}
+    print("Edit operators (generation order within a word and relation; 'off': in settings.disabled_operators):")
     for op in registered_operators():
         paper = f" [{op.paper_name}]" if op.paper_name and op.paper_name != op.name else ""
-        print(f"  {op.name:<18} {format_relations(op.relations):<12} {op.level:<8} {op.description}{paper}")
+        state = "on" if op.name in enabled else "off"
+        if op.name == "AltLM" and settings.alt_lm == "none":
+            state = "off"  # AltLM also needs a fill-in back-end (settings.alt_lm)
+        print(f"  {op.name:<18} {state:<4} {format_relations(op.relations):<12} {op.level:<8} {op.description}{paper}")
     print("Constraints (run in this order):")
     for constraint in registered_constraints():
         print(f"  {constraint.name:<18} {constraint.description}")

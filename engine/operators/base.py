@@ -126,8 +126,10 @@ def get_operator(name: str) -> EditOperator:
 
 def select_operators(disabled: str | Iterable[str] = ()) -> tuple[EditOperator, ...]:
     """The registered operators minus ``disabled`` (names, or a comma-separated string as in
-    ``settings.disabled_operators``); an unknown name is an InputError."""
+    ``settings.disabled_operators``, where ``none`` disables nothing); an unknown name is an
+    InputError."""
     names = [n.strip() for n in (disabled.split(",") if isinstance(disabled, str) else disabled) if n.strip()]
+    names = [n for n in names if n.lower() != "none"]
     for name in names:
         get_operator(name)
     return tuple(op for op in _REGISTRY.values() if op.name not in names)

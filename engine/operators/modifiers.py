@@ -20,6 +20,7 @@ from engine.parse import ParsedSentence
 from engine.settings import Settings
 
 DELETABLE = ("amod", "advmod", "nmod", "obl", "acl", "compound")
+SINGULAR_INDEFINITE = frozenset({"a", "an", "one"})
 
 
 def _deletable(ctx: EditContext, child_id: int) -> list[int] | None:
@@ -177,7 +178,11 @@ class Insertion(TokenOperator):
                 before = min(left, default=t.id) - 1
                 inserts += [(before, adjective) for adjective in ctx.inventory.top("adjectives", n, host)]
             if not has_modifier(sentence, t.id, "nmod"):
-                inserts += [(t.id, pp) for pp in ctx.inventory.top("noun_pps", n, host)]
+                plural = t.feats_dict.get("Number") == "Plur" or t.xpos == "NNS"
+                # "riders in a white shirt": a singular indefinite PP after a plural noun reads as
+                # one shirt for all of them; such PPs go on singular nouns only.
+                inserts += [(t.id, pp) for pp in ctx.inventory.top("noun_pps", n, host)
+                            if not (plural and SINGULAR_INDEFINITE & set(pp.lower().split()[1:2]))]
         elif (t.upos == "VERB" and t.lemma.lower() not in LIGHT_VERBS and main_clause_verb(sentence, t.id)
               and animate_subject(ctx, t.id)):
             where = _after(sentence, t.id)
