@@ -9,7 +9,7 @@ re-checks that the token has not been revoked since sign-in.
 from __future__ import annotations
 
 from annotations import assignment, auth
-from annotations.aggregation import agreement, hvasr, item_results
+from annotations.aggregation import agreement, hvasr, item_results, resolution_warning
 from annotations.export import export_rows
 from annotations.records import (
     AgreementReport,
@@ -90,6 +90,10 @@ class AdminSession(AnnotatorSession):
     def hvasr(self, group: str = "run") -> list[HvasrRow]:
         self._check()
         return hvasr(self._store, group)
+
+    def resolution_warning(self) -> str | None:
+        self._check()
+        return resolution_warning(self._store)
 
     def export_rows(self, run_name: str | None = None) -> list[dict]:
         self._check()

@@ -21,6 +21,7 @@ from annotations.records import (
 )
 from annotations.store import Store
 from engine.errors import InputError
+from engine.metrics import HumanValidation
 from runstore.vocab import AttackStatus
 
 HVASR_GROUPS: tuple[str, ...] = ("run", "setup", "victim", "dataset", "operator", "polarity")
@@ -148,8 +149,9 @@ def _group_values(attack: StoredAttack, run: dict, group: str) -> list[str]:
 
 
 def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
-    """HVASR per value of ``group``: attacks that fooled the victim and whose majority label
-    equals the target label, over attacked (not skipped) pairs."""
+    """HVASR per value of ``group`` (:class:`engine.metrics.HumanValidation`): attacks that fooled
+    the victim and whose majority label equals the target label, over attacked (not skipped)
+    pairs and over judged attacks, with the judged coverage; ``None`` where nothing is judged."""
     if group not in HVASR_GROUPS:
         raise InputError(f"unknown grouping {group!r}; choose one of {', '.join(HVASR_GROUPS)}")
     runs = {row["id"]: row for row in store.db.query("SELECT * FROM runs")}
@@ -165,12 +167,26 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
             tally["successful"] += attack.record.status == AttackStatus.SUCCESS
             tally["judged"] += result is not None and result.majority is not None
             tally["valid"] += result is not None and result.majority == attack.record.target_label
-    return [
-        HvasrRow(group=group, value=value, attacked=t["attacked"], successful=t["successful"],
-                 judged=t["judged"], valid=t["valid"], asr=_share(t["successful"], t["attacked"]),
-                 hvasr=_share(t["valid"], t["attacked"]))
-        for value, t in sorted(tallies.items())
-    ]
+    rows = []
+    for value, t in sorted(tallies.items()):
+        human = HumanValidation(t["attacked"], t["successful"], t["judged"], t["valid"])
+        rows.append(HvasrRow(
+            group=group, value=value, attacked=t["attacked"], successful=t["successful"], judged=t["judged"],
+            valid=t["valid"], asr=_share(t["successful"], t["attacked"]), coverage=human.coverage,
+            hvasr=human.hvasr, hvasr_judged=human.hvasr_judged,
+        ))
+    return rows
+
+
+def resolution_warning(store: Store) -> str | None:
+    """A one-line warning when fewer annotators are active than the judgments an item needs
+    (``annotations_k``): then no item can ever resolve, and the study would wait forever."""
+    active = store.db.execute(
+        "SELECT COUNT(*) FROM annotators WHERE role = 'annotator' AND revoked_at IS NULL").fetchone()[0]
+    if active >= store.k:
+        return None
+    return (f"Each item needs {store.k} judgments but only {active} annotator(s) are active: no item can resolve "
+            f"until {store.k - active} more join (or annotations_k is lowered).")
 
 
 def state_counts(results: dict[int, ItemResult]) -> dict[str, int]:

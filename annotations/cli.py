@@ -10,7 +10,14 @@ import sys
 from pathlib import Path
 
 from annotations import auth, schema
-from annotations.aggregation import HVASR_GROUPS, agreement, hvasr, item_results, state_counts
+from annotations.aggregation import (
+    HVASR_GROUPS,
+    agreement,
+    hvasr,
+    item_results,
+    resolution_warning,
+    state_counts,
+)
 from annotations.crowd_import import import_votes
 from annotations.export import EXPORT_FORMATS, export_rows, write_export
 from annotations.records import ROLES
@@ -60,8 +67,11 @@ def cmd_annotators(args: argparse.Namespace) -> int:
 def cmd_progress(args: argparse.Namespace) -> int:
     with _open(args) as store:
         counts = state_counts(item_results(store))
+        warning = resolution_warning(store)
     total = sum(counts.values())
     print(format_table(("items", *counts), [(total, *counts.values())]))
+    if warning:
+        print(f"warning: {warning}")
     return 0
 
 
@@ -84,9 +94,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_hvasr(args: argparse.Namespace) -> int:
     with _open(args) as store:
         rows = hvasr(store, args.by)
-    print(format_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "HVASR"),
-                 [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.hvasr)
-                  for r in rows]))
+    print(format_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "coverage", "HVASR",
+                        "HVASR judged"),
+                       [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.coverage, r.hvasr,
+                         r.hvasr_judged) for r in rows]))
+    print("HVASR: valid / attacked (unjudged attacks count as not validated); HVASR judged: valid / judged; "
+          "coverage: judged / successful; '-' where nothing is judged.")
     return 0
 
 

@@ -108,7 +108,8 @@ class AgreementReport:
 
 @dataclass(frozen=True)
 class HvasrRow:
-    """Human-validated attack success for one group (a run, setup, data set, operator...)."""
+    """Human-validated attack success for one group (a run, setup, data set, operator...), by the
+    one definition of :class:`engine.metrics.HumanValidation`."""
 
     group: str
     value: str
@@ -117,4 +118,6 @@ class HvasrRow:
     judged: int
     valid: int
     asr: float | None
+    coverage: float | None
     hvasr: float | None
+    hvasr_judged: float | None

@@ -10,8 +10,9 @@ from engine.metrics import load_report as load_engine_report
 
 
 def human_validation(store: Store) -> dict[str, HumanValidation]:
-    """Per run name: HVASR (over attacked pairs) and how many attacks have a majority judgment."""
-    return {row.value: HumanValidation(row.hvasr, row.judged) for row in hvasr(store, "run")}
+    """Per run name: its attacked, successful, judged and valid counts (HVASR's one definition)."""
+    return {row.value: HumanValidation(row.attacked, row.successful, row.judged, row.valid)
+            for row in hvasr(store, "run")}
 
 
 def load_report(store: Store, run: str | None = None) -> Report:

@@ -199,3 +199,22 @@ def probability_figure(rows: Sequence[tuple[str, Prediction]], title: str = "") 
         margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10}, legend={"orientation": "h", "y": -0.25},
     )
     return figure
+
+
+# HVASR has one definition (engine.metrics.HumanValidation); every page explains and shows it alike.
+HVASR_HELP = (
+    "ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human majority "
+    "label equals the target label, over attacked pairs; attacks nobody has judged yet count as not "
+    "validated, so read it beside its coverage (judged / successful attacks). HVASR judged: valid / "
+    "judged attacks. '—' until something is judged."
+)
+HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_judged")
+
+
+def shown_ratios(table: pd.DataFrame, columns: Sequence[str] = HVASR_RATIOS) -> pd.DataFrame:
+    """A copy for display: ratio columns as three-decimal text, '—' where undefined (never 0, never None)."""
+    out = table.copy()
+    for column in columns:
+        if column in out.columns:
+            out[column] = [("—" if value is None or pd.isna(value) else f"{value:.3f}") for value in out[column]]
+    return out

@@ -30,10 +30,35 @@ GROUPS = ("operator", "polarity")
 
 @dataclass(frozen=True)
 class HumanValidation:
-    """A run's human validation: HVASR and how many of its attacks have a majority judgment."""
+    """Human validation of a group of attacks (a run, a setup, an operator...): the one definition
+    of HVASR that the CLI, the pages and the exports all show.
 
-    hvasr: float | None
+    ``judged`` counts successful attacks with a majority judgment, ``valid`` those whose majority
+    label is the target label. Until every successful attack is judged, HVASR over attacked pairs
+    counts the unjudged ones as not validated (a lower bound), so it is always shown with its
+    ``coverage`` and with HVASR over the judged attacks; with nothing judged all three are ``None``
+    (shown as "—"), never 0.
+    """
+
+    attacked: int
+    successful: int
     judged: int
+    valid: int
+
+    @property
+    def coverage(self) -> float | None:
+        """Judged share of the successful attacks."""
+        return self.judged / self.successful if self.judged and self.successful else None
+
+    @property
+    def hvasr(self) -> float | None:
+        """Valid attacks over attacked pairs (the paper's HVASR once ``coverage`` is 1)."""
+        return self.valid / self.attacked if self.judged and self.attacked else None
+
+    @property
+    def hvasr_judged(self) -> float | None:
+        """Valid attacks over judged ones: the share of successful attacks people confirm."""
+        return self.valid / self.judged if self.judged else None
 
 
 @dataclass(frozen=True)
@@ -50,7 +75,9 @@ class RunMetrics:
     successful: int
     asr: float | None
     hvasr: float | None
+    hvasr_judged: float | None
     judged: int
+    coverage: float | None
     qn_mean: float | None
     qn_median: float | None
     ppl_mean: float | None
@@ -75,8 +102,8 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[StoredAttack],
-              hvasr_value: float | None = None, judged: int = 0) -> RunMetrics:
-    """Metrics of one run's attacks."""
+              human: HumanValidation | None = None) -> RunMetrics:
+    """Metrics of one run's attacks, with its human validation when there is one."""
     records = [a.record for a in attacks]
     attacked = [r for r in records if r.status != AttackStatus.SKIPPED]
     won = [r for r in attacked if r.status == AttackStatus.SUCCESS]
@@ -88,7 +115,8 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
         run=run, setup=setup, victim=victim, data=data, pairs=len(records),
         skipped=len(records) - len(attacked), attacked=len(attacked), successful=len(won),
         asr=len(won) / len(attacked) if attacked else None,
-        hvasr=hvasr_value if judged else None, judged=judged,
+        hvasr=human.hvasr if human else None, hvasr_judged=human.hvasr_judged if human else None,
+        judged=human.judged if human else 0, coverage=human.coverage if human else None,
         qn_mean=_mean(queries), qn_median=statistics.median(queries) if queries else None,
         ppl_mean=_mean(ppl), seconds=round(seconds, 1),
     )
@@ -114,11 +142,7 @@ def _metrics(loaded: Sequence[tuple[Run, list[StoredAttack]]],
     human = human or {}
     out = []
     for r, attacks in loaded:
-        row = human.get(r.name)
-        out.append(summarize(
-            r.name, r.setup, r.victim, Path(r.data_path).name, attacks,
-            hvasr_value=row.hvasr if row else None, judged=row.judged if row else 0,
-        ))
+        out.append(summarize(r.name, r.setup, r.victim, Path(r.data_path).name, attacks, human.get(r.name)))
     return out
 
 

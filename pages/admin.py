@@ -12,7 +12,7 @@ from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
 from app.auth import admin_session, open_store
-from app.widgets import md_escape
+from app.widgets import HVASR_HELP, md_escape, shown_ratios
 from engine.errors import InputError
 
 st.title("Annotation admin")
@@ -66,6 +66,8 @@ with open_store() as store:
 
     report = session.agreement()
     with progress:
+        if (warning := session.resolution_warning()) is not None:
+            st.warning(warning)
         counts = state_counts(session.item_results())
         columns = st.columns(4)
         columns[0].metric("Items", sum(counts.values()))
@@ -98,7 +100,8 @@ with open_store() as store:
         group = st.selectbox("Group by", HVASR_GROUPS)
         rows = session.hvasr(group)
         if rows:
-            st.dataframe(pd.DataFrame([asdict(r) for r in rows]).drop(columns="group"),
+            st.caption(HVASR_HELP)
+            st.dataframe(shown_ratios(pd.DataFrame([asdict(r) for r in rows]).drop(columns="group")),
                          width="stretch", hide_index=True)
         else:
             st.info("No attack runs in this store yet.")

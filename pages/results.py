@@ -8,6 +8,7 @@ import streamlit as st
 
 from annotations.report import load_report
 from app.auth import admin_session, open_store
+from app.widgets import HVASR_HELP, shown_ratios
 from runstore.vocab import AttackStatus
 
 st.title("Attack results")
@@ -19,12 +20,11 @@ with open_store() as store:
         st.info("No attack run yet. Start one with `python -m engine attack --data FILE --setup E2E ...`.")
         st.stop()
     table = pd.DataFrame([asdict(r) for r in rows]).set_index("run").round(
-        {"asr": 3, "hvasr": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1, "seconds": 1})
+        {"asr": 3, "hvasr": 3, "hvasr_judged": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1,
+         "seconds": 1})
     st.subheader("Runs")
-    st.caption("ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human "
-               "majority label equals the target label, over attacked pairs (only once judgments exist). "
-               "QN: victim queries of successful attacks. PPL: causal-LM perplexity of H*.")
-    st.dataframe(table, width="stretch")
+    st.caption(HVASR_HELP + " QN: victim queries of successful attacks. PPL: causal-LM perplexity of H*.")
+    st.dataframe(shown_ratios(table), width="stretch")
     st.download_button("Download CSV", table.to_csv().encode(), "natlog-runs.csv", "text/csv")
 
     long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr"],

@@ -12,6 +12,7 @@ from annotations.aggregation import (
     item_results,
     krippendorff_alpha,
     majority,
+    resolution_warning,
     state_counts,
 )
 from annotations.assignment import submit
@@ -104,6 +105,7 @@ def test_hvasr_per_run_operator_and_polarity(judged) -> None:
             by_run["r1"].valid) == (4, 3, 2, 1)
     assert by_run["r1"].asr == pytest.approx(3 / 4)
     assert by_run["r1"].hvasr == pytest.approx(1 / 4)
+    assert by_run["r1"].hvasr_judged == pytest.approx(1 / 2) and by_run["r1"].coverage == pytest.approx(2 / 3)
     assert by_run["r2"].hvasr == pytest.approx(1.0)
     by_operator = {row.value: (row.attacked, row.valid) for row in hvasr(store, "operator")}
     assert by_operator == {"negation": (2, 1), "hypernym": (2, 0), "synonym": (1, 1),
@@ -131,3 +133,18 @@ def test_agreement_report(judged) -> None:
     assert (rows["A"].gold_accuracy, rows["B"].gold_accuracy, rows["C"].gold_accuracy) == (
         1.0, 0.0, None)
     assert rows["A"].votes == 5
+
+
+def test_a_study_that_cannot_resolve_says_so(tmp_settings: Settings) -> None:
+    """With k = 3 and two active annotators no item can ever resolve: the warning says so (once a
+    third joins it goes, and comes back when one is revoked)."""
+    with Store.open(settings=tmp_settings.with_overrides(annotations_k=3)) as store:
+        auth.add_annotator(store, "ann")
+        auth.add_annotator(store, "bob")
+        auth.add_annotator(store, "root", role="admin")  # admins do not count
+        warning = resolution_warning(store)
+        assert warning is not None and "needs 3 judgments but only 2 annotator(s) are active" in warning
+        auth.add_annotator(store, "cyd")
+        assert resolution_warning(store) is None
+        auth.revoke(store, "cyd")
+        assert resolution_warning(store) is not None

@@ -108,3 +108,22 @@ def test_annotators_see_only_public_pages_and_their_queue(db: Path) -> None:
             app.switch_page(str(PROJECT_ROOT / "pages" / page))
     app.switch_page(str(PROJECT_ROOT / "pages" / "inspector.py")).run()
     assert app.title[0].value == "Parse & polarity inspector"
+
+
+def test_unjudged_hvasr_reads_the_same_on_admin_and_results(db: Path) -> None:
+    """An unjudged run shows HVASR "—" (not 0, not None) on both pages, with the same columns, and
+    the admin is warned that k judgments cannot come from the annotators there are."""
+    with Store.open(db) as store:
+        token = auth.add_annotator(store, "root", role="admin")
+        auth.add_annotator(store, "alice")
+    admin = sign_in(AppTest.from_file(ADMIN, default_timeout=30).run(), "root", token)
+    assert not admin.exception
+    assert any("needs 3 judgments but only 1 annotator(s) are active" in w.value for w in admin.warning)
+    shown = admin.dataframe[-1].value
+    assert list(shown["hvasr"]) == ["—"] and list(shown["hvasr_judged"]) == ["—"]
+    assert list(shown["coverage"]) == ["—"] and list(shown["asr"]) == ["1.000"]
+    results = sign_in(AppTest.from_file(str(PROJECT_ROOT / "pages" / "results.py"), default_timeout=30).run(),
+                      "root", token)
+    assert not results.exception
+    runs = results.dataframe[0].value
+    assert list(runs["hvasr"]) == ["—"] and list(runs["asr"]) == ["1.000"] and list(runs["coverage"]) == ["—"]

@@ -87,7 +87,19 @@ def test_load_report_matches_the_separate_tables(store: Store) -> None:
     tables = load_report(store, "c2c")
     assert tables.runs == run_metrics(store, "c2c")
     assert tables.operators == load_report(store).operators
-    assert load_report(store, "c2c", {"c2c": HumanValidation(0.5, 2)}).runs[0].hvasr == 0.5
+    (row,) = load_report(store, "c2c", {"c2c": HumanValidation(attacked=4, successful=3, judged=2, valid=1)}).runs
+    assert (row.hvasr, row.hvasr_judged, row.coverage) == (0.25, 0.5, pytest.approx(2 / 3))
+
+
+def test_hvasr_has_one_definition() -> None:
+    """6 of 9 successful attacks judged, 4 valid, 10 attacked: HVASR over attacked pairs is a lower
+    bound read with its coverage; nothing judged is undefined (None, shown "—"), never 0."""
+    partial = HumanValidation(attacked=10, successful=9, judged=6, valid=4)
+    assert partial.hvasr == pytest.approx(0.4) and partial.hvasr_judged == pytest.approx(4 / 6)
+    assert partial.coverage == pytest.approx(6 / 9)
+    none = HumanValidation(attacked=10, successful=9, judged=0, valid=0)
+    assert none.hvasr is None and none.hvasr_judged is None and none.coverage is None
+    assert HumanValidation(attacked=0, successful=0, judged=0, valid=0).hvasr is None
 
 
 def test_hvasr_appears_with_judgments(store: Store) -> None:

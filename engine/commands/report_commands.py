@@ -15,7 +15,7 @@ from engine.tables import record_table
 from runstore.store import RunStore
 
 RUN_COLUMNS = ["run", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
-               "asr", "hvasr", "judged", "qn_mean", "qn_median", "ppl_mean", "seconds"]
+               "asr", "hvasr", "hvasr_judged", "judged", "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
