@@ -54,10 +54,11 @@ def choose_pair() -> tuple[str, str, str] | None:
     if not pairs:
         st.error(f"{md_escape(str(file))} holds no labelled pairs.")
         return None
-    index = st.number_input(f"Pair index (0 – {len(pairs) - 1})", 0, len(pairs) - 1, 1, key="pair_index")
+    index = st.number_input(f"Pair index (0 – {len(pairs) - 1})", 0, len(pairs) - 1, min(1, len(pairs) - 1),
+                            key="pair_index")
     pair = pairs[int(index)]
-    st.markdown(f"**P:** {pair.premise}  \n**H:** {pair.hypothesis}  \n**gold:** {pair.label} "
-                f"(line {pair.line} of {pair.source})")
+    st.markdown(f"**P:** {md_escape(pair.premise)}  \n**H:** {md_escape(pair.hypothesis)}  \n"
+                f"**gold:** {md_escape(str(pair.label))} (line {pair.line} of {md_escape(str(pair.source))})")
     return pair.premise, pair.hypothesis, pair.label
 
 

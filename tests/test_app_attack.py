@@ -108,3 +108,18 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     assert runs.loc["e2c-run", "successful"] == 2 and runs.loc["e2c-run", "asr"] == "0.667"
     assert operators["successful"].to_dict() == {"AddNeg": 2, "PerturbHyper": 1}
     assert polarity["successful"].to_dict() == {"↑": 2, "↓": 1}
+
+
+def test_data_file_text_is_shown_as_text(admin, tmp_path: Path) -> None:
+    """A data file's premise with a markdown image and an HTML tag is shown as the text it is."""
+    data = tmp_path / "pairs.tsv"
+    data.write_text("1\tA man ![x](http://127.0.0.1/x.png) plays.\tA man <img src=x onerror=alert(1)> plays.\t"
+                    "ENTAILMENT\n", encoding="utf-8")
+    app = signed_in(ATTACK, *admin)
+    app.text_input(key="data_file").input(str(data))
+    app.selectbox(key="data_format").set_value("tsv")
+    app.run()
+    assert not app.exception and not app.error
+    shown = next(m.value for m in app.markdown if "**P:**" in m.value)
+    assert "![x](" not in shown and r"\!\[x\]\(http" in shown
+    assert "<" not in shown.replace("\\<", "") and r"\<img src=x onerror=alert\(1\)\>" in shown
