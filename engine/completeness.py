@@ -54,7 +54,7 @@ def incomplete_reason(parsed: ParsedSentence) -> str | None:
         stranded = last.upos == "ADP" and any(t.deprel in {"acl:relcl", "advcl:relcl"} for t in parsed.tokens)
         if not stranded:  # "the house he lives in"
             return f"it ends with {word!r}, which needs something after it"
-    if last.text.lower() in _NOMINATIVE and len(words) > 1:
+    if word in _NOMINATIVE and len(words) > 1:
         return f"it ends with the subject pronoun {last.text!r} and no verb"
     for tok in parsed.tokens:
         partner = _PAIRED.get(tok.text.lower())
