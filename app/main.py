@@ -19,6 +19,7 @@ PAGES = {
     "Attack": [
         st.Page(ROOT / "pages" / "attack.py", title="Attack stepper", icon=":material/bolt:"),
         st.Page(ROOT / "pages" / "results.py", title="Results", icon=":material/leaderboard:"),
+        st.Page(ROOT / "pages" / "confidence.py", title="Confidence", icon=":material/query_stats:"),
     ],
     "Validate": [
         st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon=":material/how_to_vote:"),

@@ -86,6 +86,8 @@ class Round:
     chosen: int | None
     seconds: float
     rejected_by_operator: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The polarity mark of each ranked candidate's edit site (as :func:`edit_polarity`).
+    polarities: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -96,8 +98,9 @@ class Round:
             "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
             "seconds": round(self.seconds, 3),
             "queried": [
-                {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far}
-                for c, q in zip(self.candidates, self.queried)
+                {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far,
+                 **({"polarity": self.polarities[k]} if k < len(self.polarities) else {})}
+                for k, (c, q) in enumerate(zip(self.candidates, self.queried))
             ],
         }
 
@@ -308,6 +311,7 @@ class AttackSearch:
             rejected=checked.rejected, rejected_by_operator=checked.by_operator,
             revisited=len(proposed) - len(fresh),
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
+            polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
         )
         self.rounds.append(result)
         return result

@@ -19,9 +19,34 @@ from runstore.vocab import LABELS, AttackStatus
 
 STATE = "attack_search"
 
+
+def opened_attack(store) -> str | None:
+    """Fill the typed pair from a stored attack named in the URL (``?attack=ID``, the Confidence
+    page's links), once per attack; returns a one-line note of what was opened."""
+    wanted = st.query_params.get("attack")
+    if not wanted or st.session_state.get("opened_attack") == wanted:
+        return None
+    st.session_state["opened_attack"] = wanted
+    try:
+        attack = store.attack(int(wanted))
+        run = store.run(attack.run_name)
+    except (ValueError, InputError):
+        st.error(f"No stored attack {md_escape(wanted)}: the link names none in this store.")
+        return None
+    record = attack.record
+    st.session_state.update({
+        "pair_source": "Type a pair", "premise": record.premise, "hypothesis": record.hypothesis,
+        "gold": record.source_label.value, "setup": run.setup, "victim": run.victim,
+    })
+    return (f"Opened attack {attack.id} of run {md_escape(attack.run_name)} (pair {record.pair_index}): "
+            "start it to step through it again.")
+
 st.title("Attack stepper")
 with open_store() as store:
     admin_session(store, "attack-sign-in")
+    prefill = opened_attack(store)
+if prefill:
+    st.info(prefill)
 
 settings = cached.settings()
 

@@ -198,10 +198,20 @@ class RunStore:
     #: How :meth:`attacks` finds an attack's annotation item (none in a bare runs store).
     _ITEM_COLUMN, _ITEM_JOIN = "NULL AS item_id", ""
 
+    def attack(self, attack_id: int) -> StoredAttack:
+        """One stored attack, with its trace (InputError when there is none with this id)."""
+        found = self._attacks("WHERE a.id = ?", [attack_id], with_trace=True)
+        if not found:
+            raise InputError(f"no attack with id {attack_id} in this store")
+        return found[0]
+
     def attacks(self, run_id: int | None = None, *, with_trace: bool = True) -> list[StoredAttack]:
         """Stored attacks (of one run, or all), in recording order; ``with_trace=False``
         leaves the (large) search traces out."""
         where, params = ("WHERE a.run_id = ?", [run_id]) if run_id is not None else ("", [])
+        return self._attacks(where, params, with_trace=with_trace)
+
+    def _attacks(self, where: str, params: list[Any], *, with_trace: bool) -> list[StoredAttack]:
         columns = ", ".join(f"a.{c}" for c in _ATTACK_COLUMNS)
         trace = "a.trace" if with_trace else "NULL AS trace"
         rows = self.db.query(

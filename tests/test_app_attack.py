@@ -123,3 +123,49 @@ def test_data_file_text_is_shown_as_text(admin, tmp_path: Path) -> None:
     shown = next(m.value for m in app.markdown if "**P:**" in m.value)
     assert "![x](" not in shown and r"\!\[x\]\(http" in shown
     assert "<" not in shown.replace("\\<", "") and r"\<img src=x onerror=alert\(1\)\>" in shown
+
+
+CONFIDENCE = str(PROJECT_ROOT / "pages" / "confidence.py")
+
+
+def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, tools, contradictions) -> None:
+    """A run of real attacks: the explorer shows its candidates grouped and one attack's path, links
+    to the stepper, and the stepper opened from the link holds that attack's pair."""
+    from engine.natlog.setups import get_setup
+    from engine.runner import run_attacks
+    from engine.victim import load_victim
+
+    victim_dir = build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))
+    data = tmp_path / "pairs.tsv"
+    pair = contradictions[0]
+    hypothesis = pair.hypothesis.rstrip(".") + " *now*"  # markdown in the data stays text
+    data.write_text(f"1\t{pair.premise}\t{hypothesis}\tCONTRADICTION\n", encoding="utf-8")
+    settings = get_settings()
+    with Store.open(settings=settings) as store:
+        run_attacks(store, "c2c-run", data, "tsv", get_setup("C2C"), str(victim_dir),
+                    load_victim(str(victim_dir), settings=settings), tools, settings, progress=False)
+        attack_id = store.attacks()[0].id
+    app = signed_in(CONFIDENCE, *admin)
+    assert not app.exception, app.exception
+    metrics = {m.label: m.value for m in app.metric}
+    assert int(metrics["Candidates queried"]) >= 2 and metrics["Attacks"] == "1"
+    groups = app.dataframe[0].value
+    assert groups["points"].sum() == int(metrics["Candidates queried"])
+    shown = " ".join(m.value for m in app.markdown)
+    assert r"\*now\*" in shown and f"(attack?attack={attack_id})" in shown
+    path = app.dataframe[-1].value
+    assert path["step"].tolist()[0] == 0 and path["hypothesis"].tolist()[0] == hypothesis
+    app.multiselect(key="f_setup").set_value(["C2C"]).run()
+    app.radio(key="f_success").set_value("successful").run()
+    assert not app.exception and "No candidate matches" in app.warning[0].value
+
+    stepper = AppTest.from_file(ATTACK, default_timeout=300)
+    stepper.query_params["attack"] = str(attack_id)
+    stepper.run()
+    stepper.text_input[0].input(admin[0])
+    stepper.text_input[1].input(admin[1])
+    stepper.button[0].click().run()
+    assert not stepper.exception
+    assert stepper.text_input(key="hypothesis").value == hypothesis
+    assert stepper.selectbox(key="setup").value == "C2C" and stepper.text_input(key="victim").value == str(victim_dir)
+    assert any(f"Opened attack {attack_id}" in i.value for i in stepper.info)
