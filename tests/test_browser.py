@@ -79,3 +79,48 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT label FROM judgments").fetchall() == [("contradiction",)]
+
+
+def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, tools, contradictions) -> None:
+    """An admin opens the confidence explorer on a run of real attacks, sees one attack's path, and
+    follows its link to the stepper, which holds that attack's pair."""
+    from annotations import Store, auth
+    from engine.natlog.setups import get_setup
+    from engine.runner import run_attacks
+    from engine.settings import get_settings
+
+    db = tmp_path / "explore.sqlite"
+    data = tmp_path / "pairs.tsv"
+    pair = contradictions[1]
+    data.write_text(f"1\t{pair.premise}\t{pair.hypothesis}\tCONTRADICTION\n", encoding="utf-8")
+    settings = get_settings().with_overrides(db_path=db, query_budget=15, top_k=6)
+    with Store.open(db, settings) as store:
+        run_attacks(store, "c2c-run", data, "tsv", get_setup("C2C"), "offline", victim, tools, settings,
+                    progress=False)
+        attack_id = store.attacks()[0].id
+        token = auth.bootstrap_admin(store, "root")
+    ARTIFACTS.mkdir(exist_ok=True)
+
+    def sign_in(page) -> None:
+        page.get_by_label("Name").fill("root")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+
+    with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
+        page.goto(f"{url}/confidence", wait_until="networkidle")
+        sign_in(page)
+        page.get_by_text("Candidates queried").wait_for(timeout=90_000)
+        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        page.screenshot(path=str(ARTIFACTS / "confidence-run.png"), full_page=True)
+        page.get_by_role("tab", name="One attack").click()
+        link = page.get_by_role("link", name=f"Open attack {attack_id} in the stepper")
+        link.wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "confidence-attack.png"), full_page=True)
+        with page.context.expect_page() as opened:  # the stepper opens beside the explorer
+            link.click()
+        stepper = opened.value
+        stepper.wait_for_url(f"**/attack?attack={attack_id}", timeout=30_000)
+        sign_in(stepper)
+        stepper.get_by_text(f"Opened attack {attack_id}").wait_for(timeout=90_000)
+        assert stepper.get_by_label("Hypothesis").input_value() == pair.hypothesis
+        stepper.screenshot(path=str(ARTIFACTS / "stepper-opened.png"), full_page=True)
