@@ -210,9 +210,46 @@ def detect_format(path: Path, fmt: str = "auto") -> str:
     return "tsv"
 
 
+def _check_text_file(path: Path) -> None:
+    """InputError (one line) unless ``path`` is a readable file of text: not a folder, a missing
+    file, a binary file (a SQLite store, model weights) or text in another encoding than UTF-8."""
+    if path.is_dir():
+        raise InputError(f"{path}: a folder, not a data file")
+    if not path.is_file():
+        raise InputError(f"{path}: no such data file")
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if b"\0" in head:
+        kind = "a SQLite database" if head.startswith(b"SQLite format 3") else "a binary file"
+        raise InputError(f"{path}: {kind}, not a data file of NLI pairs (TSV or JSONL text)")
+
+
 def read_pairs(path: str | Path, fmt: str = "auto", split: str | None = None) -> list[NLIPair]:
-    """All labelled pairs of a data file; ``split`` keeps only one SICK split (TRAIN/TRIAL/TEST)."""
+    """All labelled pairs of a data file; ``split`` keeps only one SICK split (TRAIN/TRIAL/TEST).
+    A file that is not UTF-8 text is an InputError naming the first bad byte, never a traceback."""
     path = Path(path)
+    _check_text_file(path)
+    try:
+        return _read_pairs(path, fmt, split)
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text ({_first_bad_byte(path)}); save the file as UTF-8") from None
+
+
+def _first_bad_byte(path: Path) -> str:
+    """Where a file first fails to decode as UTF-8: ``line 3 has byte 0xff``."""
+    with path.open("rb") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                line.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                return f"line {number} has byte 0x{line[exc.start]:02x}"
+    return "a byte sequence is cut"
+
+
+def _read_pairs(path: Path, fmt: str, split: str | None) -> list[NLIPair]:
     concrete = detect_format(path, fmt)
     source = path.name
     readers: dict[str, Callable[[], Iterator[NLIPair]]] = {

@@ -169,3 +169,13 @@ def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, t
     assert stepper.text_input(key="hypothesis").value == hypothesis
     assert stepper.selectbox(key="setup").value == "C2C" and stepper.text_input(key="victim").value == str(victim_dir)
     assert any(f"Opened attack {attack_id}" in i.value for i in stepper.info)
+
+
+def test_a_data_file_that_is_not_utf8_is_one_line_error(admin, tmp_path: Path) -> None:
+    data = tmp_path / "latin1.tsv"
+    data.write_bytes("1\tCafé crème.\tA drink.\tENTAILMENT\n".encode("latin-1"))
+    app = signed_in(ATTACK, *admin)
+    app.text_input(key="data_file").input(str(data)).run()
+    assert not app.exception
+    (error,) = app.error
+    assert "not UTF\\-8 text \\(line 1 has byte 0xe9\\)" in error.value and "Traceback" not in error.value

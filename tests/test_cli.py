@@ -76,3 +76,13 @@ def test_help_and_the_installed_console_scripts(tmp_path) -> None:
     annotations = subprocess.run([str(scripts / "natlog-annotations"), "init", "--db", str(tmp_path / "s.sqlite")],
                                  cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert annotations.returncode == 0 and "schema version runs 1, annotations 1" in annotations.stdout
+
+
+def test_attack_on_a_file_that_is_not_utf8_is_one_line(tmp_path) -> None:
+    data = tmp_path / "latin1.tsv"
+    data.write_bytes("1\tCafé crème.\tA drink.\tENTAILMENT\n".encode("latin-1"))
+    out = run("attack", "--data", str(data), "--format", "tsv", "--setup", "E2E", "--limit", "1",
+              "--db", str(tmp_path / "runs.sqlite"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines() == [f"error: {data}: not UTF-8 text (line 1 has byte 0xe9); "
+                                               "save the file as UTF-8"]

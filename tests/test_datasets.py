@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,22 @@ def test_hash_split_gives_disjoint_stable_halves(shared_data: Path) -> None:
     assert len(train) + len(test) == len(everything)
     assert 0.45 < len(train) / len(everything) < 0.55
     assert [p.pair_id for p in read_pairs(shared_data / "snli_test.tsv", "tsv", split="TEST")] == [p.pair_id for p in test]
+
+
+@pytest.mark.parametrize("fmt", ["auto", "tsv", "snli", "mnli", "sick"])
+def test_files_that_are_not_utf8_text_are_one_line_errors(tmp_path: Path, fmt: str) -> None:
+    latin = tmp_path / "latin1.tsv"
+    latin.write_bytes("1\tA man plays.\tA man plays.\tENTAILMENT\n2\tCafé crème.\tA drink.\tNEUTRAL\n".encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin1.tsv: not UTF-8 text \(line 2 has byte 0xe9\); save the file"):
+        read_pairs(latin, fmt)
+    store = tmp_path / "runs.sqlite"
+    with sqlite3.connect(store) as connection:
+        connection.execute("CREATE TABLE t (x)")
+    with pytest.raises(InputError, match="runs.sqlite: a SQLite database, not a data file"):
+        read_pairs(store, fmt)
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}" + bytes(range(256)))
+    with pytest.raises(InputError, match="model.safetensors: a binary file, not a data file"):
+        read_pairs(weights, fmt)
+    with pytest.raises(InputError, match=": a folder, not a data file"):
+        read_pairs(tmp_path, fmt)
