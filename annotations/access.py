@@ -70,6 +70,11 @@ class AdminSession(AnnotatorSession):
         self._check()
         auth.revoke(self._store, name)
 
+    def reissue_token(self, name: str) -> str:
+        """A new token for ``name`` (shown once); the old one stops signing in."""
+        self._check()
+        return auth.reissue_token(self._store, name)
+
     def annotators(self) -> list[Annotator]:
         self._check()
         return auth.annotators(self._store)

@@ -55,6 +55,22 @@ def add_annotator(store: Store, name: str, role: str = "annotator") -> str:
     return token
 
 
+def reissue_token(store: Store, name: str) -> str:
+    """A new token for an existing local annotator or admin (revoked or not), returned once: the
+    old token stops signing in, and a revoked person is active again. Revoke first to also end
+    the sessions opened with the old token. Imported crowd workers have no sign-in."""
+    token = secrets.token_urlsafe(24)
+    with store.transaction() as db:
+        row = next(db.query("SELECT source FROM annotators WHERE name = ?", [name.strip()]), None)
+        if row is None:
+            raise InputError(f"no annotator named {name.strip()!r}")
+        if row["source"] != "local":
+            raise InputError(f"{name.strip()!r} was imported from a crowd batch and has no sign-in")
+        db.execute("UPDATE annotators SET token_hash = ?, revoked_at = NULL WHERE name = ?",
+                   [_HASHER.hash(token), name.strip()])
+    return token
+
+
 def bootstrap_admin(store: Store, name: str) -> str:
     """Create the first admin of an empty store and return the token; refused once one exists."""
     with store.transaction():

@@ -49,6 +49,14 @@ def cmd_add_annotator(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reissue_token(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        token = auth.reissue_token(store, args.name)
+    print(f"new access token for {args.name.strip()} (shown only once; the old one no longer signs in):")
+    print(token)
+    return 0
+
+
 def cmd_revoke(args: argparse.Namespace) -> int:
     with _open(args) as store:
         auth.revoke(store, args.name)
@@ -153,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name")
     p.add_argument("--role", choices=ROLES, default="annotator")
     add("revoke", cmd_revoke, "revoke a person's token (their votes stay)").add_argument("name")
+    add("reissue-token", cmd_reissue_token,
+        "give a person a new token (prints it once; re-activates a revoked person)").add_argument("name")
     add("annotators", cmd_annotators, "list annotators")
     add("progress", cmd_progress, "count attack items pending, tied and resolved")
     add("agreement", cmd_agreement, "Fleiss' kappa, Krippendorff's alpha, per-annotator agreement")

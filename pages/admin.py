@@ -18,8 +18,8 @@ from engine.errors import InputError
 st.title("Annotation admin")
 
 
-def show_token_once(name: str, token: str) -> None:
-    st.success(f"Created **{md_escape(name)}**. Their access token is shown only this once; copy it now.")
+def show_token_once(name: str, token: str, what: str = "Created") -> None:
+    st.success(f"{what} **{md_escape(name)}**. Their access token is shown only this once; copy it now.")
     st.code(token, language=None)
 
 
@@ -52,7 +52,7 @@ with open_store() as store:
             try:
                 show_token_once(new_name.strip(), session.add_annotator(new_name, role))
             except InputError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
         everyone = session.annotators()
         st.dataframe(pd.DataFrame([asdict(a) for a in everyone]).set_index("id"), width="stretch")
         active = [a.name for a in everyone if a.revoked_at is None and a.source == "local"
@@ -63,6 +63,14 @@ with open_store() as store:
                 if st.form_submit_button("Revoke"):
                     session.revoke(person)
                     st.rerun()
+        local = [a.name for a in everyone if a.source == "local" and a.name != session.annotator.name]
+        if local:
+            with st.form("reissue"):
+                person = st.selectbox("Issue a new token for", local,
+                                      help="The old token stops signing in; a revoked person is active again.")
+                reissue = st.form_submit_button("Issue new token")
+            if reissue:
+                show_token_once(person, session.reissue_token(person), "New token for")
 
     report = session.agreement()
     with progress:

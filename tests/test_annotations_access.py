@@ -14,7 +14,7 @@ from engine.settings import Settings
 from tests.test_annotations_store import make_record, start
 
 ADMIN_ONLY = ("judgments", "item_results", "agreement", "hvasr", "export_rows",
-              "add_annotator", "revoke", "annotators")
+              "add_annotator", "revoke", "reissue_token", "annotators")
 
 
 @pytest.fixture()
@@ -60,6 +60,26 @@ def test_revoked_token_fails_at_sign_in_and_in_open_sessions(store: Store) -> No
         session.next_item()
     with pytest.raises(InputError, match="no active annotator"):
         auth.revoke(store, "alice")
+
+
+def test_a_revoked_annotator_gets_a_new_token(store: Store) -> None:
+    """Re-adding a revoked name is refused; re-issuing gives a new token, the old one stays dead,
+    and the person's earlier votes stay theirs."""
+    old = auth.add_annotator(store, "alice")
+    session = sign_in(store, "alice", old)
+    item = session.next_item()
+    session.submit(item.item_id, "entailment")
+    auth.revoke(store, "alice")
+    with pytest.raises(InputError, match="already exists"):
+        auth.add_annotator(store, "alice")
+    new = auth.reissue_token(store, " alice ")
+    assert new != old
+    with pytest.raises(AuthError, match=SIGN_IN_FAILED):
+        sign_in(store, "alice", old)
+    again = sign_in(store, "alice", new)
+    assert again.progress().done == 1
+    with pytest.raises(InputError, match="no annotator named 'nobody'"):
+        auth.reissue_token(store, "nobody")
 
 
 def test_annotator_sees_only_own_queue_and_votes_never_results(store: Store) -> None:

@@ -143,3 +143,18 @@ def test_module_entry_point_reports_errors_without_traceback(db: Path) -> None:
     bad = subprocess.run([sys.executable, "-m", "annotations", "revoke", "ghost", "--db", str(db)],
                          capture_output=True, text=True, cwd=PROJECT_ROOT)
     assert bad.returncode == 2 and bad.stderr == "error: no active annotator named 'ghost'\n"
+
+
+def test_reissue_token_for_a_revoked_annotator(capsys, db: Path) -> None:
+    code, out, _ = run_cli(capsys, "add-annotator", "bob", "--db", str(db))
+    old = out.splitlines()[-1]
+    assert run_cli(capsys, "revoke", "bob", "--db", str(db))[0] == 0
+    code, out, _ = run_cli(capsys, "reissue-token", "bob", "--db", str(db))
+    assert code == 0 and "shown only once" in out
+    new = out.splitlines()[-1]
+    with Store.open(db) as store:
+        assert auth.authenticate(store, "bob", new).name == "bob"
+        with pytest.raises(auth.AuthError):
+            auth.authenticate(store, "bob", old)
+    code, _, err = run_cli(capsys, "reissue-token", "nobody", "--db", str(db))
+    assert code == 2 and err.strip() == "error: no annotator named 'nobody'"

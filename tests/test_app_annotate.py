@@ -86,6 +86,22 @@ def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     new_token = app.code[0].value
     with Store.open(db) as store:
         assert auth.authenticate(store, "alice", new_token).role == "annotator"
+    # A refused name comes back in one line, shown as text (no live image).
+    app.text_input[0].input("![x](http://127.0.0.1/x.png)")
+    app.button(key="FormSubmitter:add-annotator-Add annotator").click().run()
+    assert "must be 1" in app.error[0].value and "![x](" not in app.error[0].value
+    assert r"\!\[x\]\(http" in app.error[0].value
+    # A new token for alice: the old one stops signing in.
+    reissue = next(s for s in app.selectbox if s.label == "Issue a new token for")
+    reissue.set_value("alice")
+    app.button(key="FormSubmitter:reissue-Issue new token").click().run()
+    assert any("New token for" in s.value for s in app.success)
+    reissued = app.code[0].value
+    with Store.open(db) as store:
+        assert auth.authenticate(store, "alice", reissued).name == "alice"
+        with pytest.raises(auth.AuthError):
+            auth.authenticate(store, "alice", new_token)
+    new_token = reissued
     # An annotator is refused on the admin page.
     app = AppTest.from_file(ADMIN, default_timeout=30).run()
     sign_in(app, "alice", new_token)
