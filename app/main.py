@@ -18,6 +18,7 @@ PAGES = {
     ],
     "Attack": [
         st.Page(ROOT / "pages" / "attack.py", title="Attack stepper", icon=":material/bolt:"),
+        st.Page(ROOT / "pages" / "runs.py", title="Runs", icon=":material/play_circle:"),
         st.Page(ROOT / "pages" / "results.py", title="Results", icon=":material/leaderboard:"),
         st.Page(ROOT / "pages" / "confidence.py", title="Confidence", icon=":material/query_stats:"),
     ],

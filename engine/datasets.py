@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -280,3 +280,25 @@ def hash_split(pair: NLIPair) -> str:
     """
     digest = hashlib.sha1(f"{pair.source}\t{pair.pair_id}".encode()).digest()
     return HASH_SPLITS[digest[0] & 1]
+
+
+DATA_SUFFIXES = (".tsv", ".txt", ".jsonl", ".json")
+
+
+def data_files(folders: Sequence[Path]) -> list[Path]:
+    """The data files (by suffix) under ``folders``, sorted; folders that do not exist are skipped."""
+    found: list[Path] = []
+    for folder in folders:
+        if folder.is_dir():
+            found += sorted(p for p in folder.rglob("*") if p.is_file() and p.suffix.lower() in DATA_SUFFIXES)
+    return found
+
+
+def inside_folders(path: str | Path, folders: Sequence[Path]) -> Path:
+    """``path`` resolved, when it lies inside one of ``folders``; else an InputError (the app reads
+    only the configured data folders and its own uploads, never any path on the server)."""
+    resolved = Path(path).expanduser().resolve()
+    for folder in folders:
+        if resolved.is_relative_to(folder.resolve()):
+            return resolved
+    raise InputError(f"{path}: not inside the data folders ({', '.join(str(f) for f in folders)})")

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from runstore.records import Run, StoredAttack
 from runstore.store import RunStore
-from runstore.vocab import AttackStatus
+from runstore.vocab import LABELS, AttackStatus
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -186,3 +186,38 @@ def write_csv(rows: Sequence[DataclassInstance], path: Path) -> None:
         writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))
         writer.writeheader()
         writer.writerows(asdict(row) for row in rows)
+
+
+@dataclass(frozen=True)
+class VictimAccuracy:
+    """A victim's accuracy on one data file, from the original pairs of every run stored on it
+    (each pair once): overall, per gold label, and the confusion (gold -> predicted -> pairs)."""
+
+    victim: str
+    data: str
+    pairs: int
+    accuracy: float
+    per_label: dict[str, float]
+    confusion: dict[str, dict[str, int]]
+
+
+def victim_accuracy(store: RunStore) -> list[VictimAccuracy]:
+    """Per (victim, data file): how the victim did on the pairs the runs asked it about first."""
+    runs = {r.id: r for r in store.runs()}
+    seen: dict[tuple[str, str], dict[int, tuple[str, str]]] = {}
+    for attack in store.attacks(with_trace=False):
+        run = runs[attack.run_id]
+        record = attack.record
+        if record.gold_label is None or record.original_prediction is None:
+            continue
+        pairs = seen.setdefault((run.victim, run.data_path), {})
+        pairs.setdefault(record.pair_index, (record.gold_label.value, record.original_prediction.value))
+    out = []
+    for (victim, data), pairs in sorted(seen.items()):
+        confusion = {gold.value: {pred.value: 0 for pred in LABELS} for gold in LABELS}
+        for gold, predicted in pairs.values():
+            confusion[gold][predicted] += 1
+        per_label = {gold: row[gold] / sum(row.values()) for gold, row in confusion.items() if sum(row.values())}
+        hits = sum(confusion[label.value][label.value] for label in LABELS)
+        out.append(VictimAccuracy(victim, Path(data).name, len(pairs), hits / len(pairs), per_label, confusion))
+    return out

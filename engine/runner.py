@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,33 +43,48 @@ class RunReport:
     successful: int
     skipped: int
     seconds: float
+    stopped: bool = False  # ``should_stop`` ended it early; the run stays resumable
 
 
 def run_attacks(
     store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim: Victim,
     tools: AttackTools, settings: Settings, *, limit: int | None = None, seed: int = 0,
     split: str | None = None, pairs: Sequence[NLIPair] | None = None, progress: bool = True,
+    should_stop: Callable[[], bool] | None = None, on_start: Callable[[Run, int], None] | None = None,
 ) -> RunReport:
     """Attack the selected pairs of ``data`` (``pairs``: already read from it), committing each
-    result; pairs already stored for ``run_name`` are not attacked again (resume)."""
+    result; pairs already stored for ``run_name`` are not attacked again (resume).
+
+    ``on_start(run, selected)`` is called once the run exists; ``should_stop()`` is asked before
+    each pair, and a True ends the run early, unfinished (it resumes when run again).
+    """
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
     chosen = select_pairs(pairs, setup, limit, seed)
     config = {"limit": limit, "split": split, "query_budget": settings.query_budget, "top_k": settings.top_k,
               "scorer": settings.scorer, "lm_dtype": lm_dtype_name(settings),
               "alt_lm": settings.alt_lm if tools.fill_in else "none"}
     run = store.start_run(run_name, setup.name, victim_name, data, fmt, seed, config)
+    if on_start is not None:
+        on_start(run, len(chosen))
     done = store.done_pair_indices(run.id)
     todo = [(k, p) for k, p in chosen if k not in done]
     began = time.monotonic()
     counts = dict.fromkeys(AttackStatus, 0)
     bar = tqdm(todo, desc=f"attack {setup.name}", unit="pair", disable=not progress)
+    stopped = False
     for index, pair in bar:
+        if should_stop is not None and should_stop():
+            stopped = True
+            break
         started = datetime.now(UTC)
         result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
         store.record_attack(run.id, result.to_record(index, started, datetime.now(UTC)))
         counts[result.status] += 1
         bar.set_postfix({status.value: n for status, n in counts.items()})
-    store.finish_run(run.id)
+    bar.close()
+    if not stopped:
+        store.finish_run(run.id)
     skipped = counts[AttackStatus.SKIPPED]
-    return RunReport(run, len(chosen), len(chosen) - len(todo), len(todo) - skipped,
-                     counts[AttackStatus.SUCCESS], skipped, time.monotonic() - began)
+    attacked = sum(counts.values())
+    return RunReport(run, len(chosen), len(chosen) - len(todo), attacked - skipped,
+                     counts[AttackStatus.SUCCESS], skipped, time.monotonic() - began, stopped)

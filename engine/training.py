@@ -119,6 +119,8 @@ class Accuracy:
     pairs: int
     accuracy: float
     per_label: dict[str, float] = field(default_factory=dict)
+    #: gold label -> predicted label -> pairs (the paper's Table 3 reads off its diagonal)
+    confusion: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -139,7 +141,10 @@ def evaluate(victim: Victim, pairs: Sequence[NLIPair]) -> Accuracy:
         marks = [h for h, pair in zip(hits, pairs) if pair.label == label]
         if marks:
             per_label[label] = sum(marks) / len(marks)
-    return Accuracy(len(pairs), sum(hits) / max(len(hits), 1), per_label)
+    confusion: dict[str, dict[str, int]] = {gold.value: {pred.value: 0 for pred in LABELS} for gold in LABELS}
+    for pred, pair in zip(predictions, pairs):
+        confusion[pair.label][pred.label] += 1
+    return Accuracy(len(pairs), sum(hits) / max(len(hits), 1), per_label, confusion)
 
 
 def backbone_location(backbone: str) -> str:

@@ -17,7 +17,8 @@ with open_store() as store:
     admin_session(store, "results-sign-in")
     rows = load_report(store).runs
     if not rows:
-        st.info("No attack run yet. Start one with `python -m engine attack --data FILE --setup E2E ...`.")
+        st.info("No attack run yet. Queue one on the Runs page, or run `python -m engine attack --data FILE "
+                "--setup E2E ...`.")
         st.stop()
     table = pd.DataFrame([asdict(r) for r in rows]).set_index("run").round(
         {"asr": 3, "hvasr": 3, "hvasr_judged": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1,

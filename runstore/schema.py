@@ -72,6 +72,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS attacks_run ON attacks(run_id)",
     ),
+    # 2: batch-run jobs, queued by the app (or the CLI) and executed by a worker process.
+    (
+        """CREATE TABLE IF NOT EXISTS jobs (
+            id INTEGER PRIMARY KEY,
+            run_name TEXT NOT NULL,
+            spec TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+            total INTEGER,
+            message TEXT,
+            cancel_requested INTEGER NOT NULL DEFAULT 0,
+            pid INTEGER,
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            finished_at TEXT
+        )""",
+        "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
+    ),
 )
 
 

@@ -179,3 +179,41 @@ def test_a_data_file_that_is_not_utf8_is_one_line_error(admin, tmp_path: Path) -
     assert not app.exception
     (error,) = app.error
     assert "not UTF\\-8 text \\(line 1 has byte 0xe9\\)" in error.value and "Traceback" not in error.value
+
+
+RUNS = str(PROJECT_ROOT / "pages" / "runs.py")
+
+
+def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, monkeypatch) -> None:
+    """Queueing from the page writes jobs to the store and starts the worker (recorded here); a
+    queued job is cancelled from its row; uploads land in the uploads folder only."""
+    import engine.worker
+    from runstore import jobs
+
+    started: list[Path] = []
+    monkeypatch.setattr(engine.worker, "spawn_worker", lambda db: started.append(db) or True)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "pairs.tsv").write_text("1\tA man sleeps.\tA man rests.\tENTAILMENT\n", encoding="utf-8")
+    monkeypatch.setenv("NATLOG_SHARED_DATA_DIR", str(shared))
+    monkeypatch.setenv("NATLOG_DATA_DIR", str(tmp_path / "var"))
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    app = signed_in(RUNS, *admin)
+    assert not app.exception, app.exception
+    assert app.selectbox(key="run_file").value == str(shared / "pairs.tsv")
+    app.multiselect(key="run_setups").set_value(["E2C", "E2N"])
+    app.number_input(key="run_limit").set_value(3)
+    next(b for b in app.button if b.label == "Queue runs").click().run()
+    assert not app.exception and not app.error
+    assert "Queued 2 run(s)" in app.success[0].value and started == [get_settings().db_path]
+    with Store.open(settings=get_settings()) as store:
+        queued = jobs.jobs(store)
+    assert sorted(j.spec["setup"] for j in queued) == ["E2C", "E2N"] and {j.status for j in queued} == {"queued"}
+    assert queued[0].spec["data"] == str((shared / "pairs.tsv").resolve()) and queued[0].spec["limit"] == 3
+    next(b for b in app.button if b.label == "Cancel").click().run()
+    with Store.open(settings=get_settings()) as store:
+        assert sorted(j.status for j in jobs.jobs(store)) == ["cancelled", "queued"]
+    # Queueing the same runs again is refused while one of them is still queued, in one line.
+    next(b for b in app.button if b.label == "Queue runs").click().run()
+    assert "already queued or running" in app.error[0].value

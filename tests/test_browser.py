@@ -124,3 +124,37 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
         stepper.get_by_text(f"Opened attack {attack_id}").wait_for(timeout=90_000)
         assert stepper.get_by_label("Hypothesis").input_value() == pair.hypothesis
         stepper.screenshot(path=str(ARTIFACTS / "stepper-opened.png"), full_page=True)
+
+
+def test_a_run_started_from_the_runs_page_finishes(tmp_path) -> None:
+    """An admin queues a run on the Runs page; the worker process attacks the pairs while the page
+    shows its progress, and the run ends done, with its pairs in the store."""
+    from annotations import Store, auth
+    from engine.settings import get_settings
+    from tests.tiny_models import build_tiny_classifier
+
+    victim = build_tiny_classifier(tmp_path / "victim", bias=(3.0, 0.0, 0.0))  # always "entailment"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    (shared / "pairs.tsv").write_text(
+        "1\tA man is sleeping on a couch.\tA man sleeps.\tENTAILMENT\n"
+        "2\tTwo dogs run across a field.\tDogs run.\tENTAILMENT\n", encoding="utf-8")
+    db = tmp_path / "runs.sqlite"
+    with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
+        token = auth.bootstrap_admin(store, "root")
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_SHARED_DATA_DIR": str(shared),
+           "NATLOG_VICTIM": str(victim), "NATLOG_QUERY_BUDGET": "10", "NATLOG_TOP_K": "6"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env=env) as url, chromium_page() as page:
+        page.goto(f"{url}/runs", wait_until="networkidle")
+        page.get_by_label("Name").fill("root")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("button", name="Queue runs").click()
+        page.get_by_text("Queued 1 run(s)").wait_for(timeout=60_000)
+        page.get_by_text("2 / 2 pairs").wait_for(timeout=240_000)
+        page.get_by_text("2 attacked, 2 successful").wait_for(timeout=60_000)
+        page.screenshot(path=str(ARTIFACTS / "runs-page.png"), full_page=True)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT status FROM jobs").fetchall() == [("done",)]
+        assert connection.execute("SELECT COUNT(*) FROM attacks WHERE status = 'success'").fetchone() == (2,)

@@ -17,8 +17,10 @@ from engine.parse import validate_premise, validate_text
 from engine.runner import run_attacks
 from engine.scoring import SCORERS
 from engine.settings import Settings, get_settings
-from engine.tables import record_table
+from engine.tables import format_table, record_table
 from engine.victim import load_victim
+from engine.worker import run_worker, worker_running
+from runstore import jobs
 from runstore.store import RunStore
 from runstore.vocab import LABELS, AttackStatus
 
@@ -36,6 +38,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
     a.add_argument("--run-name", default=None, help="run name; rerun with the same name to resume")
     a.set_defaults(func=cmd_attack)
+
+    w = sub.add_parser("worker", help="run the batch jobs queued in a store (the app's Runs page queues them)")
+    w.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    w.set_defaults(func=cmd_worker)
+    j = sub.add_parser("jobs", help="list the store's batch jobs and their progress")
+    j.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    j.set_defaults(func=cmd_jobs)
 
     o = sub.add_parser("attack-one", help="attack one premise-hypothesis pair and print the trace")
     o.add_argument("--premise", required=True)
@@ -90,6 +99,23 @@ def cmd_attack(args: argparse.Namespace) -> int:
               f"{report.attacked} attacked now ({report.successful} successful), "
               f"{report.skipped} skipped (victim already wrong), {report.seconds:.1f} s")
         print(record_table(run_metrics(store, report.run.name)))
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    db = Path(args.db or settings.db_path)
+    ran = run_worker(db, settings)
+    print(f"worker: {ran} job(s) run" if ran or not worker_running(db) else "worker: another worker is running")
+    return 0
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    with RunStore.open(args.db or settings.db_path) as store:
+        rows = [(j.id, j.run_name, j.spec.get("setup"), j.status, jobs.done_pairs(store, j.run_name), j.total,
+                 j.message or "") for j in jobs.jobs(store)]
+    print(format_table(["job", "run", "setup", "status", "done", "total", "message"], rows) if rows else "(no jobs)")
     return 0
 
 

@@ -3,10 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import random
 from pathlib import Path
 
+from engine.datasets import FORMATS, read_pairs
+from engine.errors import InputError
 from engine.settings import get_settings
-from engine.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, model_card_markdown, train_victim
+from engine.tables import format_table
+from engine.training import (
+    OFFLINE_EVAL,
+    OFFLINE_TRAIN,
+    DataSource,
+    TrainConfig,
+    evaluate,
+    model_card_markdown,
+    train_victim,
+)
+from engine.victim import load_victim
+from runstore.vocab import LABELS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -25,6 +39,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--seed", type=int, default=TrainConfig.seed)
     t.add_argument("--force", action="store_true", help="retrain even if a matching model is cached")
     t.set_defaults(func=cmd_train_victim)
+
+    e = sub.add_parser("evaluate", help="a victim's accuracy on a data file, overall, per label, and its confusion")
+    e.add_argument("--data", type=Path, required=True)
+    e.add_argument("--format", choices=FORMATS, default="auto")
+    e.add_argument("--split", default=None, help="SICK split, or a hash half (TRAIN/TEST) of other files")
+    e.add_argument("--limit", type=int, default=None, help="a seeded sample of N pairs")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--victim", default=None, help="'offline', a model folder or hub id (default: settings.victim)")
+    e.add_argument("--label-map", default=None, help="victim output order, e.g. entailment,neutral,contradiction")
+    e.set_defaults(func=cmd_evaluate)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    pairs = read_pairs(args.data, args.format, args.split)
+    if not pairs:
+        raise InputError(f"{args.data}: no labelled pairs")
+    if args.limit is not None and args.limit < len(pairs):
+        pairs = random.Random(args.seed).sample(pairs, args.limit)
+    victim = load_victim(args.victim or settings.victim, args.label_map, settings)
+    result = evaluate(victim, pairs)
+    print(f"{args.victim or settings.victim} on {args.data.name}: accuracy {result.accuracy:.3f} over {result.pairs} pairs")
+    print(format_table(["label", "pairs", "accuracy"],
+                       [[label, sum(result.confusion[label].values()), result.per_label.get(label)]
+                        for label in LABELS]))
+    print("\nconfusion (rows: gold, columns: predicted)")
+    print(format_table(["gold", *LABELS], [[gold, *result.confusion[gold].values()] for gold in LABELS]))
+    return 0
 
 
 def cmd_train_victim(args: argparse.Namespace) -> int:

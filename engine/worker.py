@@ -1,0 +1,132 @@
+"""The batch-run worker: drains the store's job queue (:mod:`runstore.jobs`) in its own process.
+
+``python -m engine worker --db FILE`` runs queued jobs one after another and exits when the queue
+is empty; the app starts one with :func:`spawn_worker` whenever it queues a run. One worker per
+store file: a second one finds the lock taken and exits at once. A job's run is attacked with
+:func:`engine.runner.run_attacks`, committing pair by pair, so the app reads live progress from
+the store and a cancelled or crashed job resumes where it stopped when queued again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from engine.attack import AttackTools
+from engine.errors import InputError
+from engine.natlog.setups import get_setup
+from engine.resources import ResourceError
+from engine.runner import run_attacks
+from engine.settings import Settings
+from engine.victim import load_victim
+from runstore import jobs
+from runstore.store import RunStore
+
+#: The keys of a job's spec (the Runs page and ``engine attack`` fill the same parameters).
+SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed")
+
+
+def lock_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".worker.lock")
+
+
+def log_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".worker.log")
+
+
+@contextmanager
+def worker_lock(db_path: Path) -> Iterator[bool]:
+    """Hold the store's worker lock while inside; yields False (without waiting) when another
+    process holds it."""
+    path = lock_path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def worker_running(db_path: Path) -> bool:
+    """Whether a worker holds this store's lock now."""
+    with worker_lock(db_path) as mine:
+        return not mine
+
+
+def check_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with its keys checked (InputError naming what is wrong)."""
+    unknown = set(spec) - set(SPEC_KEYS)
+    if unknown:
+        raise InputError(f"unknown job parameters: {', '.join(sorted(unknown))}")
+    for key in ("data", "setup"):
+        if not spec.get(key):
+            raise InputError(f"a job needs {key!r}")
+    get_setup(spec["setup"])
+    limit = spec.get("limit")
+    if limit is not None and int(limit) < 1:
+        raise InputError("limit must be at least 1")
+    return spec
+
+
+def execute(store: RunStore, job: jobs.Job, settings: Settings, tools: AttackTools | None = None) -> str:
+    """Run one claimed job to its end; returns the final status (the job row is updated)."""
+    spec = check_spec(job.spec)
+    victim_name = spec.get("victim") or settings.victim
+    victim = load_victim(victim_name, spec.get("label_map") or None, settings)
+    tools = tools or AttackTools.build(settings)
+    report = run_attacks(
+        store, job.run_name, Path(spec["data"]), spec.get("format") or "auto", get_setup(spec["setup"]),
+        victim_name, victim, tools, settings, limit=spec.get("limit"), seed=int(spec.get("seed") or 0),
+        split=spec.get("split") or None, progress=False,
+        should_stop=lambda: jobs.cancel_requested(store, job.id),
+        on_start=lambda run, total: jobs.set_total(store, job.id, total),
+    )
+    status = "cancelled" if report.stopped else "done"
+    message = (f"{report.attacked} attacked, {report.successful} successful, {report.skipped} skipped"
+               + (" (stopped on request; queue it again to resume)" if report.stopped else ""))
+    jobs.finish(store, job.id, status, message)
+    return status
+
+
+def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = None) -> int:
+    """Drain the queue of ``db_path``; returns how many jobs ran (0 when another worker holds the lock)."""
+    ran = 0
+    with worker_lock(db_path) as mine:
+        if not mine:
+            return 0
+        with RunStore.open(db_path) as store:
+            jobs.recover_orphans(store)
+            while (job := jobs.claim_next(store, os.getpid())) is not None:
+                ran += 1
+                try:
+                    tools = tools or AttackTools.build(settings)  # the LMs load once for every job
+                    execute(store, job, settings, tools)
+                except (InputError, ResourceError) as exc:
+                    jobs.finish(store, job.id, "failed", str(exc))
+                except Exception as exc:  # a worker outlives one bad job; the traceback goes to the log
+                    traceback.print_exc()
+                    jobs.finish(store, job.id, "failed", f"{type(exc).__name__}: {exc} (see {log_path(db_path)})")
+    return ran
+
+
+def spawn_worker(db_path: Path) -> bool:
+    """Start a detached worker for ``db_path`` unless one is running; True when one was started.
+    Its output goes to ``<store>.worker.log`` beside the store."""
+    if worker_running(db_path):
+        return False
+    with log_path(db_path).open("a") as log:
+        subprocess.Popen([sys.executable, "-m", "engine", "worker", "--db", str(db_path)],
+                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    return True

@@ -1,0 +1,136 @@
+"""Runs: queue batch attacks on a data file (one run per setup), executed by a worker process
+outside the app; live progress, cancel and resume; the victim's accuracy per label and data set."""
+
+import re
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from app import cached
+from app.auth import admin_session, open_store
+from app.widgets import md_escape
+from engine.datasets import FORMATS, data_files, inside_folders
+from engine.errors import InputError
+from engine.metrics import victim_accuracy
+from engine.natlog.setups import SETUPS
+from engine.worker import check_spec, spawn_worker, worker_running
+from runstore import jobs
+from runstore.vocab import LABELS
+
+settings = cached.settings()
+UPLOADS = settings.data_dir / "uploads"
+FOLDERS = (settings.shared_data_dir, UPLOADS)
+
+st.title("Runs")
+with open_store() as store:
+    admin_session(store, "runs-sign-in")
+
+
+def chosen_file() -> str | None:
+    """A data file under the data folders, or one uploaded now (saved under the uploads folder)."""
+    source = st.radio("Data", ["From the data folders", "Upload a file"], horizontal=True, key="run_source")
+    if source == "Upload a file":
+        upload = st.file_uploader("NLI pairs (TSV or JSONL, UTF-8)", type=["tsv", "txt", "jsonl", "json"],
+                                  key="run_upload")
+        if upload is None:
+            return None
+        UPLOADS.mkdir(parents=True, exist_ok=True)
+        target = UPLOADS / (re.sub(r"[^A-Za-z0-9._-]", "_", upload.name)[:100] or "upload.tsv")
+        target.write_bytes(upload.getvalue())
+        return str(target)
+    files = data_files(FOLDERS)
+    if not files:
+        st.info(f"No data file under {md_escape(str(settings.shared_data_dir))}: upload one.")
+        return None
+    names = [str(f) for f in files]
+    default = next((k for k, f in enumerate(files) if f.name == "snli_test.tsv"), 0)
+    return st.selectbox("Data file", names, index=default, key="run_file",
+                        format_func=lambda n: n.replace(str(settings.shared_data_dir) + "/", ""))
+
+
+with st.container(border=True):
+    path = chosen_file()
+    c1, c2, c3 = st.columns(3)
+    fmt = c1.selectbox("Format", FORMATS, key="run_format")
+    split = c2.text_input("Split (optional)", "", key="run_split", help="SICK: TRAIN/TRIAL/TEST; other files: "
+                          "the stable hash half TRAIN or TEST (the offline victim trains on SNLI's TRAIN half)")
+    victim = c3.text_input("Victim", settings.victim, key="run_victim")
+    c4, c5, c6 = st.columns(3)
+    setups = c4.multiselect("Setups (one run each)", list(SETUPS), default=["E2C"], key="run_setups")
+    limit = c5.number_input("Pairs per setup (seeded sample)", 1, 100_000, 20, key="run_limit")
+    seed = c6.number_input("Seed", 0, 2**31 - 1, 0, key="run_seed")
+    queue = st.button("Queue runs", type="primary", disabled=not (path and setups))
+
+if queue and path:
+    try:
+        data = inside_folders(path, FOLDERS)
+        with open_store() as store:
+            for setup in setups:
+                spec = check_spec({"data": str(data), "format": fmt, "split": split.strip() or None, "setup": setup,
+                                   "victim": victim.strip() or settings.victim, "limit": int(limit),
+                                   "seed": int(seed)})
+                name = f"{setup}-{spec['victim'].rstrip('/').split('/')[-1]}-{data.stem}-n{int(limit)}-seed{int(seed)}"
+                jobs.enqueue(store, name, spec)
+        started = spawn_worker(settings.db_path)
+        st.success(f"Queued {len(setups)} run(s)" + ("; a worker started." if started else "; the worker picks them up."))
+    except InputError as exc:
+        st.error(md_escape(str(exc)))
+
+STATUS_ICONS = {"queued": ":material/schedule:", "running": ":material/play_circle:", "done": ":material/check_circle:",
+                "failed": ":material/error:", "cancelled": ":material/cancel:"}
+
+
+@st.fragment(run_every=2)
+def job_list() -> None:
+    """The queue and its progress, re-read from the store every two seconds."""
+    with open_store() as store:
+        all_jobs = jobs.jobs(store)
+        progress = {j.id: jobs.done_pairs(store, j.run_name) for j in all_jobs}
+    if not all_jobs:
+        st.info("No run queued yet.")
+        return
+    busy = worker_running(settings.db_path)
+    st.caption("Worker: " + ("running" if busy else "idle") + f" · log: {md_escape(str(settings.db_path))}.worker.log")
+    for job in all_jobs:
+        with st.container(border=True):
+            left, right = st.columns([5, 1])
+            done, total = progress[job.id], job.total
+            left.markdown(f"{STATUS_ICONS[job.status]} **{md_escape(job.run_name)}** · job {job.id} · {job.status}"
+                          + (f" · {md_escape(job.message)}" if job.message else ""))
+            if total:
+                left.progress(min(done / total, 1.0), text=f"{done} / {total} pairs")
+            if job.status in jobs.OPEN:
+                if right.button("Cancel", key=f"cancel-{job.id}"):
+                    with open_store() as store:
+                        jobs.request_cancel(store, job.id)
+                    st.rerun(scope="fragment")
+            elif right.button("Queue again", key=f"again-{job.id}", help="resumes: attacked pairs are kept"):
+                try:
+                    with open_store() as store:
+                        jobs.requeue(store, job.id)
+                    spawn_worker(settings.db_path)
+                except InputError as exc:
+                    st.error(md_escape(str(exc)))
+                st.rerun(scope="fragment")
+
+
+st.subheader("Queue")
+job_list()
+
+st.subheader("Victim accuracy")
+st.caption("On the original pairs of the stored runs (each pair once per victim and data file); the paper's "
+           "Table 3. `python -m engine evaluate --data FILE --victim V` measures a whole file.")
+with open_store() as store:
+    accuracies = victim_accuracy(store)
+if not accuracies:
+    st.info("No run has finished a pair yet.")
+for acc in accuracies:
+    st.markdown(f"**{md_escape(acc.victim)}** on **{md_escape(acc.data)}**: accuracy {acc.accuracy:.3f} "
+                f"over {acc.pairs} pairs")
+    left, right = st.columns(2)
+    left.dataframe(pd.DataFrame({"accuracy": acc.per_label}).round(3), width="stretch")
+    matrix = pd.DataFrame(acc.confusion).T.reindex(index=LABELS, columns=LABELS)
+    right.plotly_chart(px.imshow(matrix, text_auto=True, color_continuous_scale="Blues",
+                                 labels={"x": "predicted", "y": "gold", "color": "pairs"}),
+                       width="stretch", key=f"confusion-{acc.victim}-{acc.data}")
