@@ -8,6 +8,7 @@ from annotations import Store
 from annotations.access import AdminSession, AnnotatorSession, resume, sign_in
 from annotations.auth import AuthError
 from app import cached
+from app.text import md_escape
 
 SESSION_KEY = "natlog_annotator_id"
 
@@ -42,7 +43,7 @@ def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
             return resume(store, annotator_id)
         except AuthError as exc:
             sign_out()
-            st.error(str(exc))
+            st.error(md_escape(str(exc)))
     with st.form(form_key):
         name = st.text_input("Name")
         token = st.text_input("Access token", type="password")
@@ -52,7 +53,7 @@ def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
     try:
         session = sign_in(store, name, token)
     except AuthError as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
         return None
     st.session_state[SESSION_KEY] = session.annotator.id
     st.rerun()

@@ -9,6 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from spacy import displacy
 
+from app.text import md_escape
 from engine import lexicon
 from engine.candidates import Candidate
 from engine.natlog.polarity import PolarizedSentence
@@ -17,6 +18,8 @@ from engine.natlog.triggers import ScopedTrigger
 from engine.parse import ParsedSentence
 from engine.victim import Prediction
 from runstore.vocab import LABELS
+
+__all__ = ["md_escape"]  # re-exported: pages import it from here
 
 
 def dependency_svg(sentence: ParsedSentence) -> str:
@@ -148,9 +151,6 @@ def candidates_table(candidates: Sequence[Candidate]) -> pd.DataFrame:
     ]).set_index("rank")
 
 
-def md_escape(text: str) -> str:
-    """Text shown inside markdown as itself (no links, images, emphasis or HTML)."""
-    return "".join("\\" + ch if ch in "\\`*_{}[]()#+-.!|<>~" else ch for ch in text)
 
 
 def sense_gloss(synset_name: str) -> str | None:

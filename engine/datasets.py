@@ -294,6 +294,11 @@ def data_files(folders: Sequence[Path]) -> list[Path]:
     return found
 
 
+def data_folders(shared_data_dir: Path, data_dir: Path) -> tuple[Path, Path]:
+    """Where the app may read data files: the shared data folder and its own uploads folder."""
+    return shared_data_dir, data_dir / "uploads"
+
+
 def inside_folders(path: str | Path, folders: Sequence[Path]) -> Path:
     """``path`` resolved, when it lies inside one of ``folders``; else an InputError (the app reads
     only the configured data folders and its own uploads, never any path on the server)."""

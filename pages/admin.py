@@ -33,7 +33,7 @@ with open_store() as store:
             try:
                 show_token_once(name.strip(), bootstrap_admin(store, name))
             except InputError as exc:
-                st.error(str(exc))
+                st.error(md_escape(str(exc)))
             st.caption("Then sign in below with this name and token.")
         st.stop()
 
@@ -75,7 +75,7 @@ with open_store() as store:
     report = session.agreement()
     with progress:
         if (warning := session.resolution_warning()) is not None:
-            st.warning(warning)
+            st.warning(warning)  # our own sentence: numbers only
         counts = state_counts(session.item_results())
         columns = st.columns(4)
         columns[0].metric("Items", sum(counts.values()))

@@ -6,6 +6,7 @@ import time
 import streamlit as st
 
 from app.auth import open_store, sign_out_button, signed_in
+from app.text import md_escape
 from engine.errors import InputError
 
 CHOICES = (("Entailment", "entailment", "1"), ("Neutral", "neutral", "2"),
@@ -54,6 +55,6 @@ with open_store() as store:
         try:
             session.submit(item.item_id, chosen, not_fluent=not_fluent, seconds=round(seconds, 2))
         except InputError as exc:
-            st.error(str(exc))
+            st.error(md_escape(str(exc)))
             st.stop()
         st.rerun()

@@ -1,6 +1,5 @@
 """Attack stepper: attack one pair round by round and watch the victim's confidence."""
 
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -10,7 +9,7 @@ from app.auth import admin_session, open_store
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure
 from engine.attack import AttackSearch, Round, start_search
 from engine.constraints import describe_by_operator, describe_rejected
-from engine.datasets import FORMATS, NLIPair, read_pairs
+from engine.datasets import FORMATS, NLIPair, data_folders, inside_folders, read_pairs
 from engine.errors import InputError
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
@@ -67,7 +66,11 @@ def choose_pair() -> tuple[str, str, str] | None:
     left, right = st.columns([3, 1])
     path = left.text_input("Data file", str(settings.shared_data_dir / "snli_test.tsv"), key="data_file")
     fmt = right.selectbox("Format", FORMATS, key="data_format")
-    file = Path(path).expanduser()
+    try:  # only files under the data folders: the field must not open any path on the server
+        file = inside_folders(path, data_folders(settings.shared_data_dir, settings.data_dir))
+    except InputError as exc:
+        st.error(md_escape(str(exc)))
+        return None
     if not file.is_file():
         st.error(f"No such file: {md_escape(str(file))}")
         return None
@@ -144,7 +147,7 @@ if start and chosen_pair:
         search = start_search(*chosen_pair, SETUPS[setup_name], cached.victim(victim_name, label_map),
                               cached.attack_tools(alt_lm), settings)
     except (InputError, ResourceError) as exc:
-        st.error(str(exc))
+        st.error(md_escape(str(exc)))
         st.stop()
     st.session_state[STATE] = search
 
@@ -192,7 +195,7 @@ if not search.done:
 if result.status is AttackStatus.SKIPPED:
     st.warning("Skipped: the victim is already wrong on the original pair, so it is not attacked.")
 elif result.status is AttackStatus.FAILED:
-    st.error(f"The attack failed ({result.reason}) after {result.queries} queries.")
+    st.error(f"The attack failed ({md_escape(result.reason)}) after {result.queries} queries.")
 else:
     final = result.derivation[-1].candidate
     st.success(f"The victim was fooled after {result.queries} queries: it now answers "

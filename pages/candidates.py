@@ -41,7 +41,7 @@ try:
                             settings=settings, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k),
                             senses=cached.sense_chooser())
 except (InputError, ResourceError) as exc:
-    st.error(str(exc))
+    st.error(md_escape(str(exc)))
     st.stop()
 
 st.markdown(polarity_html(polarized), unsafe_allow_html=True)

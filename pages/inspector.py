@@ -6,6 +6,7 @@ from app import cached
 from app.widgets import (
     allowed_edits_table,
     dependency_svg,
+    md_escape,
     polarity_html,
     projection_table,
     scope_html,
@@ -27,21 +28,26 @@ st.caption(
 
 settings = cached.settings()
 with st.form("parse-form"):
-    text = st.text_input("Sentence", value="The dog did not bark at every cat", max_chars=settings.max_chars * 2)
+    text = st.text_input("Sentence", value="The dog did not bark at every cat")
     left, right = st.columns(2)
     backend = left.selectbox("Parser", PARSERS, index=PARSERS.index(settings.parser))
     pretokenized = right.checkbox("Pre-tokenized (split on spaces)")
     st.form_submit_button("Parse", type="primary")
 
+if len(text.strip()) > settings.max_chars:  # a long paste is cut with a note, never silently dropped
+    cut = text.strip()[: settings.max_chars].rsplit(" ", 1)[0]
+    st.warning(f"The text is {len(text.strip())} characters long; only its first {len(cut)} are parsed "
+               f"(the limit is {settings.max_chars}, NATLOG_MAX_CHARS).")
+    text = cut
 try:
     sentence = parse(text, pretokenized=pretokenized, parser=cached.parser(backend), settings=settings)
 except (InputError, ResourceError) as exc:
-    st.error(str(exc))
+    st.error(md_escape(str(exc)))
     st.stop()
 
 polarized = polarize(sentence)
 for warning in polarized.warnings:
-    st.warning(warning)
+    st.warning(md_escape(warning))
 
 st.subheader("Polarity")
 st.markdown(polarity_html(polarized), unsafe_allow_html=True)

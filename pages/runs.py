@@ -10,7 +10,7 @@ import streamlit as st
 from app import cached
 from app.auth import admin_session, open_store
 from app.widgets import md_escape
-from engine.datasets import FORMATS, data_files, inside_folders
+from engine.datasets import FORMATS, data_files, data_folders, inside_folders
 from engine.errors import InputError
 from engine.metrics import victim_accuracy
 from engine.natlog.setups import SETUPS
@@ -19,8 +19,8 @@ from runstore import jobs
 from runstore.vocab import LABELS
 
 settings = cached.settings()
-UPLOADS = settings.data_dir / "uploads"
-FOLDERS = (settings.shared_data_dir, UPLOADS)
+FOLDERS = data_folders(settings.shared_data_dir, settings.data_dir)
+UPLOADS = FOLDERS[1]
 
 st.title("Runs")
 with open_store() as store:

@@ -57,3 +57,13 @@ def test_inspector_shows_errors_and_keeps_running() -> None:
     submit(at, "Some cats sleep")
     assert not at.error and not at.exception
     assert list(at.dataframe[-1].value["text"]) == ["Some", "cats", "sleep"]
+
+
+def test_a_long_paste_is_cut_with_a_note() -> None:
+    """5,000 characters pasted into Parse: the first max_chars are parsed and a note says so (the
+    paste is never dropped and reported as empty)."""
+    app = submit(AppTest.from_file(MAIN, default_timeout=120).run(),
+                 "The dog runs " + "and the dog runs " * 300 + ".")
+    assert not app.exception
+    assert any("only its first" in w.value and "the limit is 600" in w.value for w in app.warning)
+    assert not [e for e in app.error if "empty" in e.value]

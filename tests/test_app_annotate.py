@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from annotations import Store, auth
 from annotations.auth import SIGN_IN_FAILED
 from annotations.crowd_import import import_votes
+from app.text import md_escape
 from engine.settings import PROJECT_ROOT, get_settings
 from tests.test_annotations_store import make_record, start
 
@@ -45,9 +46,9 @@ def test_annotator_signs_in_judges_blind_and_is_thanked(db: Path) -> None:
     app = AppTest.from_file(ANNOTATE, default_timeout=30).run()
     assert not app.exception
     sign_in(app, "alice", token + "x")
-    assert [e.value for e in app.error] == [SIGN_IN_FAILED]
+    assert [e.value for e in app.error] == [md_escape(SIGN_IN_FAILED)]
     sign_in(app, "bob", token)
-    assert [e.value for e in app.error] == [SIGN_IN_FAILED]
+    assert [e.value for e in app.error] == [md_escape(SIGN_IN_FAILED)]
     sign_in(app, "alice", token)
     shown = " ".join(m.value for m in app.markdown)
     assert "A man is not playing an instrument 0." in shown

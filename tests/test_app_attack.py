@@ -81,7 +81,7 @@ def test_bad_victim_and_empty_premise_are_clear_errors(admin, tmp_path: Path) ->
     app.run()
     next(b for b in app.button if b.label == "Start attack").click().run()
     assert not app.exception
-    assert "missing-model" in app.error[0].value
+    assert r"missing\-model" in app.error[0].value  # escaped for markdown
     app.text_input(key="victim").input(str(victim)).run()
     app.text_area(key="premise").input("").run()
     next(b for b in app.button if b.label == "Start attack").click().run()
@@ -110,9 +110,19 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     assert polarity["successful"].to_dict() == {"↑": 2, "↓": 1}
 
 
-def test_data_file_text_is_shown_as_text(admin, tmp_path: Path) -> None:
+def shared_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Make ``tmp_path/shared`` the data folder the stepper may read."""
+    folder = tmp_path / "shared"
+    folder.mkdir(exist_ok=True)
+    monkeypatch.setenv("NATLOG_SHARED_DATA_DIR", str(folder))
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    return folder
+
+
+def test_data_file_text_is_shown_as_text(admin, tmp_path: Path, monkeypatch) -> None:
     """A data file's premise with a markdown image and an HTML tag is shown as the text it is."""
-    data = tmp_path / "pairs.tsv"
+    data = shared_folder(tmp_path, monkeypatch) / "pairs.tsv"
     data.write_text("1\tA man ![x](http://127.0.0.1/x.png) plays.\tA man <img src=x onerror=alert(1)> plays.\t"
                     "ENTAILMENT\n", encoding="utf-8")
     app = signed_in(ATTACK, *admin)
@@ -171,8 +181,8 @@ def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, t
     assert any(f"Opened attack {attack_id}" in i.value for i in stepper.info)
 
 
-def test_a_data_file_that_is_not_utf8_is_one_line_error(admin, tmp_path: Path) -> None:
-    data = tmp_path / "latin1.tsv"
+def test_a_data_file_that_is_not_utf8_is_one_line_error(admin, tmp_path: Path, monkeypatch) -> None:
+    data = shared_folder(tmp_path, monkeypatch) / "latin1.tsv"
     data.write_bytes("1\tCafé crème.\tA drink.\tENTAILMENT\n".encode("latin-1"))
     app = signed_in(ATTACK, *admin)
     app.text_input(key="data_file").input(str(data)).run()
@@ -217,3 +227,15 @@ def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, m
     # Queueing the same runs again is refused while one of them is still queued, in one line.
     next(b for b in app.button if b.label == "Queue runs").click().run()
     assert "already queued or running" in app.error[0].value
+
+
+def test_the_stepper_reads_only_the_data_folders(admin, tmp_path: Path, monkeypatch) -> None:
+    shared_folder(tmp_path, monkeypatch)
+    outside = tmp_path / "elsewhere.tsv"
+    outside.write_text("1\tA man sleeps.\tA man rests.\tENTAILMENT\n", encoding="utf-8")
+    app = signed_in(ATTACK, *admin)
+    for path in (str(outside), str(tmp_path / "shared" / ".." / "elsewhere.tsv"), "/etc/passwd"):
+        app.text_input(key="data_file").input(path).run()
+        assert not app.exception
+        assert "not inside the data folders" in app.error[0].value
+        assert not [m for m in app.markdown if "**P:**" in m.value]
