@@ -25,6 +25,7 @@ from annotations.report import load_report
 from annotations.store import Store
 from engine.commands.report_commands import print_report
 from engine.errors import InputError
+from engine.paper_tables import paper_pivot, to_latex
 from engine.settings import SettingsError, get_settings
 from engine.tables import format_cell, format_table
 from runstore import schema as run_schema
@@ -115,6 +116,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     with _open(args) as store:
         tables = load_report(store, args.run)
     print_report(tables, args.csv)
+    if args.latex is not None:
+        args.latex.write_text(to_latex(paper_pivot(tables.runs)), encoding="utf-8")
+        print(f"wrote the paper table to {args.latex}")
     return 0
 
 
@@ -172,6 +176,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--run", default=None, help="only this run")
     p.add_argument("--csv", type=Path, default=None,
                    help="write the run table here, and the breakdowns beside it (-operator.csv, -polarity.csv)")
+    p.add_argument("--latex", type=Path, default=None,
+                   help="write the paper table (setups x victim and data set) as a LaTeX tabular here")
     p = add("export", cmd_export, "attacks with victim outputs, votes and majority")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="csv")
     p.add_argument("--run", default=None, help="only this run")

@@ -6,9 +6,11 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from annotations.aggregation import agreement
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.widgets import HVASR_HELP, shown_ratios
+from engine.paper_tables import paper_pivot, to_latex
 from runstore.vocab import AttackStatus
 
 st.title("Attack results")
@@ -28,11 +30,38 @@ with open_store() as store:
     st.dataframe(shown_ratios(table), width="stretch")
     st.download_button("Download CSV", table.to_csv().encode(), "natlog-runs.csv", "text/csv")
 
+    report = agreement(store)
+    judged = sum(r.judged for r in rows)
+    successful = sum(r.successful for r in rows)
+    cols = st.columns(3)
+    cols[0].metric("Judged successful attacks", f"{judged} / {successful}")
+    cols[1].metric("Fleiss' κ", "—" if report.fleiss_kappa is None else f"{report.fleiss_kappa:.3f}",
+                   help=f"over {report.fleiss_items} items with k votes")
+    cols[2].metric("Krippendorff's α", "—" if report.krippendorff_alpha is None
+                   else f"{report.krippendorff_alpha:.3f}", help=f"over {report.alpha_votes} votes")
+
+    st.subheader("Paper table")
+    st.caption("Setups by victim and data set, as in Zheng & Zhu (2023), Tables 4-5 (several runs of one setup, "
+               "victim and data set are averaged). 'judged': HVASR's coverage.")
+    pivot = paper_pivot(rows)
+    st.dataframe(pivot, width="stretch")
+    left, right = st.columns(2)
+    left.download_button("Download CSV", pivot.to_csv().encode(), "natlog-paper-table.csv", "text/csv")
+    right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")
+
     long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr"],
                                     var_name="metric", value_name="rate").dropna()
     st.plotly_chart(px.bar(long, x="run", y="rate", color="metric", barmode="group", hover_data=["setup"],
                            range_y=[0, 1], title="Attack success (ASR) and human-validated success (HVASR)"),
                     width="stretch")
+
+    queries = pd.DataFrame([{"run": a.run_name, "queries": a.record.queries}
+                            for a in store.attacks(with_trace=False) if a.record.status == AttackStatus.SUCCESS])
+    if not queries.empty:
+        violins = px.violin(queries, x="run", y="queries", box=True, points="all",
+                            title="Queries per successful attack (QN), with medians (the paper's Figure 2)")
+        violins.update_layout(height=420, margin={"t": 50, "b": 10})
+        st.plotly_chart(violins, width="stretch")
 
     run = st.selectbox("Run", list(table.index))
     attacks = store.attacks(store.run(run).id, with_trace=False)

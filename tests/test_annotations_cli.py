@@ -158,3 +158,11 @@ def test_reissue_token_for_a_revoked_annotator(capsys, db: Path) -> None:
             auth.authenticate(store, "bob", old)
     code, _, err = run_cli(capsys, "reissue-token", "nobody", "--db", str(db))
     assert code == 2 and err.strip() == "error: no annotator named 'nobody'"
+
+
+def test_report_writes_the_paper_table_as_latex(capsys, db: Path, tmp_path: Path) -> None:
+    target = tmp_path / "table.tex"
+    code, out, _ = run_cli(capsys, "report", "--db", str(db), "--latex", str(target))
+    assert code == 0 and f"wrote the paper table to {target}" in out
+    latex = target.read_text(encoding="utf-8")
+    assert latex.startswith(r"\begin{tabular}") and "\nE2C & 0.667 & -- & -- &" in latex

@@ -1,0 +1,34 @@
+"""The paper's table (setups x victim and data set) from run metrics, and its LaTeX."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from engine.metrics import RunMetrics
+from engine.paper_tables import MEASURES, paper_pivot, to_latex
+
+
+def metrics(run: str, setup: str, victim: str, data: str, asr: float, qn: float) -> RunMetrics:
+    return RunMetrics(run=run, setup=setup, victim=victim, data=data, pairs=10, skipped=1, attacked=9, successful=6,
+                      asr=asr, hvasr=None, hvasr_judged=None, judged=0, coverage=None, qn_mean=qn, qn_median=qn,
+                      ppl_mean=50.0, seconds=1.0)
+
+
+def test_pivot_has_setups_in_paper_order_and_one_group_per_victim_and_data() -> None:
+    rows = [metrics("a", "E2C", "models/victim_offline", "snli_test.tsv", 0.5, 2.0),
+            metrics("b", "C2C", "models/victim_offline", "snli_test.tsv", 0.25, 40.0),
+            metrics("c", "E2C", "roberta", "sick.tsv", 0.75, 3.0),
+            metrics("d", "E2C", "roberta", "sick.tsv", 0.25, 5.0)]  # a second run: averaged
+    table = paper_pivot(rows)
+    assert list(table.index) == ["C2C", "E2C"]  # the paper's order: label-preserving first
+    assert list(dict.fromkeys((v, d) for v, d, _ in table.columns)) == [
+        ("roberta", "sick.tsv"), ("victim_offline", "snli_test.tsv")]
+    assert table.loc["E2C", ("roberta", "sick.tsv", "asr")] == 0.5
+    assert table.loc["E2C", ("roberta", "sick.tsv", "qn_mean")] == 4.0
+    assert pd.isna(table.loc["C2C", ("roberta", "sick.tsv", "asr")])
+    assert pd.isna(table.loc["E2C", ("victim_offline", "snli_test.tsv", "hvasr")])  # nothing judged
+    latex = to_latex(table)
+    assert r"\multicolumn{6}{c}{victim\_offline / snli\_test.tsv}" in latex
+    assert "C2C & -- & -- & -- & -- & -- & -- & 0.250 & -- & -- & 40.0 & 40.0 & 50.0" in latex
+    assert latex.count(r"\\") == 2 + len(table) and len(MEASURES) == 6
+    assert to_latex(paper_pivot([])) == "% no runs\n"
