@@ -43,10 +43,18 @@ class AnnotatorSession:
         return assignment.next_item(self._store, self._check().id)
 
     def submit(self, item_id: int, label: str, not_fluent: bool = False,
-               seconds: float | None = None) -> int:
-        """Vote on an item that was served to this annotator."""
+               seconds: float | None = None, comment: str | None = None) -> int:
+        """Vote on an item that was served to this annotator (with an optional comment)."""
         return assignment.submit(self._store, self._check().id, item_id, label, not_fluent,
-                                 seconds)
+                                 seconds, comment=comment)
+
+    def skip(self, item_id: int) -> None:
+        """Pass on the item served now; it is not served to this annotator again."""
+        assignment.skip(self._store, self._check().id, item_id)
+
+    def undo_last(self) -> int:
+        """Take back the last vote (within ten minutes); its item comes back next."""
+        return assignment.undo_last(self._store, self._check().id)
 
     def progress(self) -> Progress:
         return assignment.progress(self._store, self._check().id)

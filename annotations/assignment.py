@@ -35,6 +35,7 @@ LEFT JOIN held h ON h.item_id = i.id
 WHERE i.kind = 'attack'
   AND (:item IS NULL OR i.id = :item)
   AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.item_id = i.id AND j.annotator_id = :me)
+  AND NOT EXISTS (SELECT 1 FROM skips s WHERE s.item_id = i.id AND s.annotator_id = :me)
   AND COALESCE(l.votes, 0) + COALESCE(h.n, 0) < CASE
         WHEN COALESCE(l.votes, 0) < i.k THEN i.k
         WHEN l.n > 1 THEN l.votes + 1
@@ -54,7 +55,7 @@ def next_item(store: Store, annotator_id: int) -> QueueItem | None:
         held = next(db.query(
             "SELECT i.id, i.premise, i.hypothesis FROM assignments a "
             "JOIN items i ON i.id = a.item_id "
-            "WHERE a.annotator_id = ? AND a.expires_at > ? ORDER BY a.assigned_at LIMIT 1",
+            "WHERE a.annotator_id = ? AND a.expires_at > ? ORDER BY a.assigned_at DESC, a.id DESC LIMIT 1",
             [annotator_id, now],
         ), None)
         if held is not None:
@@ -82,13 +83,14 @@ def next_item(store: Store, annotator_id: int) -> QueueItem | None:
 
 
 def _gold_due(store: Store, annotator_id: int) -> bool:
-    """Whether the next item should be gold: gold votes trail the rate after one more vote."""
+    """Whether the next item should be gold: gold votes would trail the rate after one more vote
+    (so with 10 % the 1st, 11th, 21st... item is gold: checks start with the first item)."""
     row = next(store.db.query(
         "SELECT COUNT(*) AS n, COALESCE(SUM(i.kind = 'gold'), 0) AS gold FROM judgments j "
         "JOIN items i ON i.id = j.item_id WHERE j.annotator_id = ?",
         [annotator_id],
     ))
-    return row["gold"] < (row["n"] + 1) * store.gold_percent // 100
+    return row["gold"] * 100 < (row["n"] + 1) * store.gold_percent
 
 
 def check_label(label: str) -> NLILabel:
@@ -97,7 +99,7 @@ def check_label(label: str) -> NLILabel:
 
 
 def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent: bool = False,
-           seconds: float | None = None, source: str = "app") -> int:
+           seconds: float | None = None, source: str = "app", comment: str | None = None) -> int:
     """Store one vote and release the lease; return the judgment id.
 
     Refused (InputError) for an unknown item, a label outside the three, a
@@ -126,12 +128,59 @@ def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent
         judgment_id = db.table("judgments").insert({
             "item_id": item_id, "annotator_id": annotator_id, "label": label,
             "not_fluent": int(bool(not_fluent)), "seconds": seconds, "source": source,
-            "created_at": store.now(),
+            "created_at": store.now(), "comment": _comment(comment),
         }).last_pk
         assert judgment_id is not None  # set by every insert
         db.execute("DELETE FROM assignments WHERE item_id = ? AND annotator_id = ?",
                    [item_id, annotator_id])
     return int(judgment_id)
+
+
+COMMENT_CHARS = 500
+
+
+def _comment(comment: str | None) -> str | None:
+    text = " ".join((comment or "").split())
+    if len(text) > COMMENT_CHARS:
+        raise InputError(f"a comment is at most {COMMENT_CHARS} characters; this one has {len(text)}")
+    return text or None
+
+
+def skip(store: Store, annotator_id: int, item_id: int) -> None:
+    """Pass on an item served to this annotator: it is not served to them again, and its slot is
+    free for someone else at once."""
+    with store.transaction() as db:
+        if next(db.query("SELECT 1 FROM assignments WHERE item_id = ? AND annotator_id = ?",
+                         [item_id, annotator_id]), None) is None:
+            raise InputError(f"item {item_id} was not served to you")
+        db.execute("DELETE FROM assignments WHERE item_id = ? AND annotator_id = ?", [item_id, annotator_id])
+        db.execute("INSERT OR IGNORE INTO skips (item_id, annotator_id, created_at) VALUES (?, ?, ?)",
+                   [item_id, annotator_id, store.now()])
+
+
+UNDO_WINDOW_S = 600
+
+
+def undo_last(store: Store, annotator_id: int) -> int:
+    """Take back this annotator's last vote given in the app within the last ten minutes; the item
+    is leased to them again so that it comes back next. Returns the item id."""
+    with store.transaction() as db:
+        last = next(db.query(
+            "SELECT id, item_id, created_at FROM judgments WHERE annotator_id = ? AND source = 'app' "
+            "ORDER BY id DESC LIMIT 1", [annotator_id]), None)
+        newest = next(db.query("SELECT MAX(id) AS id FROM judgments WHERE annotator_id = ?", [annotator_id]))["id"]
+        if last is None or last["id"] != newest:
+            raise InputError("there is no vote of yours to undo")
+        if last["created_at"] < iso(store.clock() - timedelta(seconds=UNDO_WINDOW_S)):
+            raise InputError(f"your last vote is older than {UNDO_WINDOW_S // 60} minutes and stays")
+        db.execute("DELETE FROM judgments WHERE id = ?", [last["id"]])
+        now = store.now()
+        expires = iso(store.clock() + timedelta(seconds=store.lease_s))
+        db.execute(
+            "INSERT INTO assignments (item_id, annotator_id, assigned_at, expires_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (item_id, annotator_id) DO UPDATE SET assigned_at = excluded.assigned_at, "
+            "expires_at = excluded.expires_at", [last["item_id"], annotator_id, now, expires])
+    return int(last["item_id"])
 
 
 def progress(store: Store, annotator_id: int) -> Progress:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import re
 import secrets
 
@@ -119,4 +121,52 @@ def authenticate(store: Store, name: str, token: str) -> Annotator:
         verified = False
     if not verified or row is None or row["token_hash"] is None or row["revoked_at"] is not None:
         raise AuthError(SIGN_IN_FAILED)
+    return _annotator(row)
+
+
+#: How long a sign-in link (``?session=...``) keeps a person signed in across reloads.
+SESSION_TTL_S = 12 * 3600
+SESSION_EXPIRED = "your sign-in has expired or was revoked; sign in again"
+
+
+def _app_key(store: Store) -> bytes:
+    """The store's secret for signing sessions, made on first use (kept in the store file)."""
+    with store.transaction() as db:
+        row = next(db.query("SELECT value FROM app_keys WHERE name = 'session'"), None)
+        if row is None:
+            value = secrets.token_hex(32)
+            db.execute("INSERT INTO app_keys (name, value) VALUES ('session', ?)", [value])
+            return value.encode()
+    return str(row["value"]).encode()
+
+
+def _signature(store: Store, payload: str, token_hash: str) -> str:
+    # The token's hash is signed too: re-issuing or revoking a token ends its sessions.
+    return hmac.new(_app_key(store), f"{payload}.{token_hash}".encode(), hashlib.sha256).hexdigest()[:40]
+
+
+def session_token(store: Store, annotator_id: int, ttl_s: int = SESSION_TTL_S) -> str:
+    """A signed, expiring session for a signed-in person (put in the URL, so reloads and copied
+    links keep them signed in until it expires, their token is re-issued or revoked, or they sign out)."""
+    row = next(store.db.query("SELECT token_hash FROM annotators WHERE id = ? AND revoked_at IS NULL",
+                              [annotator_id]), None)
+    if row is None or not row["token_hash"]:
+        raise AuthError(SESSION_EXPIRED)
+    payload = f"{annotator_id}.{int(store.clock().timestamp()) + ttl_s}"
+    return f"{payload}.{_signature(store, payload, row['token_hash'])}"
+
+
+def resume_session(store: Store, token: str) -> Annotator:
+    """The person a session token names, if it is genuine, unexpired and their token still
+    stands; AuthError otherwise (one message for every failure)."""
+    try:
+        annotator_id, expires, signature = token.strip().split(".")
+        person, deadline = int(annotator_id), int(expires)
+    except ValueError:
+        raise AuthError(SESSION_EXPIRED) from None
+    row = next(store.db.query("SELECT * FROM annotators WHERE id = ?", [person]), None)
+    if (row is None or not row["token_hash"] or row["revoked_at"] is not None
+            or deadline < store.clock().timestamp()
+            or not hmac.compare_digest(signature, _signature(store, f"{person}.{deadline}", row["token_hash"]))):
+        raise AuthError(SESSION_EXPIRED)
     return _annotator(row)

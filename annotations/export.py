@@ -29,11 +29,13 @@ def export_rows(store: Store, run_name: str | None = None) -> list[dict[str, Any
     results = item_results(store)
     votes: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for row in store.db.query(
-        "SELECT j.item_id, a.name, j.label, j.not_fluent FROM judgments j "
+        "SELECT j.item_id, a.name, j.label, j.not_fluent, j.comment FROM judgments j "
         "JOIN annotators a ON a.id = j.annotator_id ORDER BY j.id"
     ):
-        votes[row["item_id"]].append({"annotator": row["name"], "label": row["label"],
-                                      "not_fluent": bool(row["not_fluent"])})
+        vote = {"annotator": row["name"], "label": row["label"], "not_fluent": bool(row["not_fluent"])}
+        if row["comment"]:
+            vote["comment"] = row["comment"]
+        votes[row["item_id"]].append(vote)
     rows = []
     for attack in store.attacks(run_id, with_trace=False):
         run, record = runs[attack.run_id], attack.record

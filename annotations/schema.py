@@ -56,6 +56,18 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS judgments_annotator ON judgments(annotator_id)",
     ),
+    # 2: an optional comment with a vote, items an annotator skipped, and the key that signs
+    # sign-in links (so that a reload keeps the session).
+    (
+        "ALTER TABLE judgments ADD COLUMN comment TEXT",
+        """CREATE TABLE IF NOT EXISTS skips (
+            item_id INTEGER NOT NULL REFERENCES items(id),
+            annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+            created_at TEXT NOT NULL,
+            PRIMARY KEY (item_id, annotator_id)
+        )""",
+        "CREATE TABLE IF NOT EXISTS app_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    ),
 )
 
 

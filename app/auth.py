@@ -6,11 +6,13 @@ import streamlit as st
 
 from annotations import Store
 from annotations.access import AdminSession, AnnotatorSession, resume, sign_in
-from annotations.auth import AuthError
+from annotations.auth import AuthError, resume_session, session_token
 from app import cached
 from app.text import md_escape
 
 SESSION_KEY = "natlog_annotator_id"
+#: The URL parameter holding the signed session (a reload or a copied link keeps the sign-in).
+SESSION_PARAM = "session"
 
 
 def open_store() -> Store:
@@ -21,11 +23,12 @@ def open_store() -> Store:
 
 def current_role() -> str | None:
     """The signed-in person's role (``annotator`` or ``admin``), or None when nobody is signed in."""
-    annotator_id = st.session_state.get(SESSION_KEY)
-    if annotator_id is None:
-        return None
     try:
         with open_store() as store:
+            _from_link(store)
+            annotator_id = st.session_state.get(SESSION_KEY)
+            if annotator_id is None:
+                return None
             return resume(store, annotator_id).annotator.role
     except AuthError:
         return None
@@ -33,14 +36,31 @@ def current_role() -> str | None:
 
 def sign_out() -> None:
     st.session_state.pop(SESSION_KEY, None)
+    st.query_params.pop(SESSION_PARAM, None)
+
+
+def _from_link(store: Store) -> None:
+    """Sign in from the URL's signed session after a reload or from a link (once per session)."""
+    token = st.query_params.get(SESSION_PARAM)
+    if not token or st.session_state.get(SESSION_KEY) is not None:
+        return
+    try:
+        st.session_state[SESSION_KEY] = resume_session(store, token).id
+    except AuthError as exc:
+        st.query_params.pop(SESSION_PARAM, None)
+        st.error(md_escape(str(exc)))
 
 
 def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
     """The signed-in person's session, or a sign-in form (name + token) and None."""
+    _from_link(store)
     annotator_id = st.session_state.get(SESSION_KEY)
     if annotator_id is not None:
         try:
-            return resume(store, annotator_id)
+            session = resume(store, annotator_id)
+            if SESSION_PARAM not in st.query_params:  # page changes drop it; reloads need it
+                st.query_params[SESSION_PARAM] = session_token(store, annotator_id)
+            return session
         except AuthError as exc:
             sign_out()
             st.error(md_escape(str(exc)))
@@ -56,6 +76,7 @@ def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
         st.error(md_escape(str(exc)))
         return None
     st.session_state[SESSION_KEY] = session.annotator.id
+    st.query_params[SESSION_PARAM] = session_token(store, session.annotator.id)
     st.rerun()
 
 

@@ -2,13 +2,16 @@
 
 import html
 import time
+from pathlib import Path
 
 import streamlit as st
 
+from annotations.assignment import COMMENT_CHARS
 from app.auth import open_store, sign_out_button, signed_in
 from app.text import md_escape
 from engine.errors import InputError
 
+GUIDELINE = (Path(__file__).resolve().parent.parent / "docs" / "annotation-guideline.md").read_text(encoding="utf-8")
 CHOICES = (("Entailment", "entailment", "1"), ("Neutral", "neutral", "2"),
            ("Contradiction", "contradiction", "3"))
 
@@ -22,6 +25,8 @@ with open_store() as store:
     sign_out_button(session)
 
     progress = session.progress()
+    with st.expander("How to judge (read this first)", expanded=progress.done == 0):
+        st.markdown(GUIDELINE)
     total = progress.done + progress.remaining
     st.progress(progress.done / total if total else 1.0,
                 text=f"{progress.done} judged · {progress.remaining} left")
@@ -44,17 +49,29 @@ with open_store() as store:
                         unsafe_allow_html=True)
     not_fluent = st.checkbox("The hypothesis is not fluent or not meaningful",
                              key=f"not-fluent-{item.item_id}")
+    comment = st.text_input("Comment (optional)", key=f"comment-{item.item_id}", max_chars=COMMENT_CHARS,
+                            placeholder="anything the admin should know about this pair")
 
     chosen = None
     for column, (title, label, key) in zip(st.columns(3), CHOICES):
         if column.button(f"{title} ({key})", key=f"{label}-{item.item_id}", type="primary",
                          shortcut=key, width="stretch"):
             chosen = label
-    if chosen is not None:
-        seconds = time.monotonic() - served.pop(item.item_id, time.monotonic())
-        try:
-            session.submit(item.item_id, chosen, not_fluent=not_fluent, seconds=round(seconds, 2))
-        except InputError as exc:
-            st.error(md_escape(str(exc)))
-            st.stop()
-        st.rerun()
+    left, right = st.columns(2)
+    skipped = left.button("Skip this pair", key=f"skip-{item.item_id}", help="it will not come back to you")
+    undo = right.button("Undo my last vote", key="undo", disabled=progress.done == 0,
+                        help="within ten minutes of giving it; that pair comes back")
+    try:
+        if chosen is not None:
+            seconds = time.monotonic() - served.pop(item.item_id, time.monotonic())
+            session.submit(item.item_id, chosen, not_fluent=not_fluent, seconds=round(seconds, 2), comment=comment)
+            st.rerun()
+        if skipped:
+            served.pop(item.item_id, None)
+            session.skip(item.item_id)
+            st.rerun()
+        if undo:
+            session.undo_last()
+            st.rerun()
+    except InputError as exc:
+        st.error(md_escape(str(exc)))

@@ -86,10 +86,11 @@ def test_gold_items_mixed_in_at_rate_and_scored(tmp_settings: Settings) -> None:
                                          [item.item_id])).values()
         kinds.append(kind)
         a.submit(item.item_id, gold or "contradiction")
-    # One vote in two is gold; gold is never served once the attack items are done.
-    assert kinds == ["attack", "gold"] * 3 + ["attack"]
+    # One vote in two is gold, from the very first item on (an annotator is checked from the start);
+    # gold is never served once the attack items are done.
+    assert kinds == ["gold", "attack"] * 4
     (row,) = agreement(store).annotators
-    assert (row.gold_votes, row.gold_accuracy) == (3, 1.0)
+    assert (row.gold_votes, row.gold_accuracy) == (4, 1.0)
 
 
 def test_tie_stays_open_until_another_vote_breaks_it(tmp_settings: Settings) -> None:
@@ -126,3 +127,63 @@ def test_bad_votes_are_refused_and_earlier_votes_kept(tmp_settings: Settings) ->
     assert (vote.label, vote.not_fluent, vote.seconds) == ("entailment", True, 3.0)
     assert _judgments(store, b.annotator.id) == []
     assert a.next_item() is not None
+
+
+def test_skip_passes_an_item_on(tmp_settings: Settings) -> None:
+    """A skipped item never comes back to the one who skipped it, and its slot is free at once."""
+    store = seeded(tmp_settings, 2, annotations_gold_percent=0, annotations_k=1)
+    a, b = people(store, 2)
+    first = a.next_item()
+    a.skip(first.item_id)
+    second = a.next_item()
+    assert second.item_id != first.item_id
+    assert b.next_item().item_id == first.item_id  # free for someone else
+    a.submit(second.item_id, "neutral")
+    assert a.next_item() is None and a.progress().remaining == 0
+    with pytest.raises(InputError, match="was not served to you"):
+        a.skip(first.item_id)
+
+
+def test_undo_takes_back_the_last_vote_within_ten_minutes(tmp_settings: Settings) -> None:
+    store = seeded(tmp_settings, 2, annotations_gold_percent=0)
+    (a,) = people(store, 1)
+    with pytest.raises(InputError, match="no vote of yours to undo"):
+        a.undo_last()
+    first = a.next_item()
+    a.submit(first.item_id, "neutral", comment="  the   hypothesis is odd ")
+    assert [j.item_id for j in _judgments(store, None)] == [first.item_id]
+    assert next(store.db.query("SELECT comment FROM judgments"))["comment"] == "the hypothesis is odd"
+    a.next_item()  # the next pair is served (leased) ...
+    assert a.undo_last() == first.item_id  # ... but the undone one comes back first
+    assert a.next_item().item_id == first.item_id and _judgments(store, None) == []
+    a.submit(first.item_id, "contradiction")
+    later = store.clock() + timedelta(minutes=11)
+    store.clock = lambda: later
+    with pytest.raises(InputError, match="older than 10 minutes and stays"):
+        a.undo_last()
+    with pytest.raises(InputError, match="a comment is at most 500 characters"):
+        a.submit(a.next_item().item_id, "neutral", comment="x" * 501)
+
+
+def test_session_links_expire_and_die_with_the_token(tmp_settings: Settings) -> None:
+    store = seeded(tmp_settings, 1)
+    token = auth.add_annotator(store, "ann")
+    person = sign_in(store, "ann", token).annotator
+    link = auth.session_token(store, person.id, ttl_s=60)
+    assert auth.resume_session(store, link).name == "ann"
+    for forged in (link[:-1] + ("0" if link[-1] != "0" else "1"), link.replace(f"{person.id}.", "99.", 1), "x.y",
+                   ""):
+        with pytest.raises(auth.AuthError, match="expired or was revoked"):
+            auth.resume_session(store, forged)
+    now = store.clock()
+    store.clock = lambda: now + timedelta(seconds=61)
+    with pytest.raises(auth.AuthError, match="expired or was revoked"):
+        auth.resume_session(store, link)
+    store.clock = lambda: now
+    auth.reissue_token(store, "ann")  # a new token ends the sessions of the old one
+    with pytest.raises(auth.AuthError, match="expired or was revoked"):
+        auth.resume_session(store, link)
+    fresh = auth.session_token(store, person.id)
+    auth.revoke(store, "ann")
+    with pytest.raises(auth.AuthError, match="expired or was revoked"):
+        auth.resume_session(store, fresh)

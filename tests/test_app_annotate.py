@@ -50,7 +50,9 @@ def test_annotator_signs_in_judges_blind_and_is_thanked(db: Path) -> None:
     sign_in(app, "bob", token)
     assert [e.value for e in app.error] == [md_escape(SIGN_IN_FAILED)]
     sign_in(app, "alice", token)
+    assert app.expander[0].label == "How to judge (read this first)"  # the guideline comes first
     shown = " ".join(m.value for m in app.markdown)
+    assert "**Entailment (1)**" in shown
     assert "A man is not playing an instrument 0." in shown
     assert "A man is playing guitar number 0." in shown
     assert "target" not in shown.lower() and "predict" not in shown.lower()
@@ -144,3 +146,38 @@ def test_unjudged_hvasr_reads_the_same_on_admin_and_results(db: Path) -> None:
     assert not results.exception
     runs = results.dataframe[0].value
     assert list(runs["hvasr"]) == ["—"] and list(runs["asr"]) == ["1.000"] and list(runs["coverage"]) == ["—"]
+
+
+def test_sign_in_survives_a_reload_and_votes_can_be_undone(db: Path) -> None:
+    with Store.open(db) as store:
+        token = auth.add_annotator(store, "alice")
+        run = store.runs()[0].id
+        store.record_attack(run, make_record(1))
+    app = sign_in(AppTest.from_file(ANNOTATE, default_timeout=30).run(), "alice", token)
+    link = app.query_params["session"]
+    assert link and token not in str(link)  # a signed session, never the token itself
+    # A reload (a fresh script session with the same URL) is still signed in, with no form.
+    reloaded = AppTest.from_file(ANNOTATE, default_timeout=30)
+    reloaded.query_params["session"] = link
+    reloaded.run()
+    assert not reloaded.exception and not [t for t in reloaded.text_input if t.label == "Access token"]
+    assert "0 judged · 2 left" in reloaded.get("progress")[0].proto.text
+    reloaded.text_input(key=next(t.key for t in reloaded.text_input if t.label == "Comment (optional)")).input(
+        "hard one")
+    next(b for b in reloaded.button if b.label == "Neutral (2)").click().run()
+    assert "1 judged · 1 left" in reloaded.get("progress")[0].proto.text
+    with Store.open(db) as store:
+        assert next(store.db.query("SELECT label, comment FROM judgments")) == {"label": "neutral", "comment": "hard one"}
+    next(b for b in reloaded.button if b.label == "Undo my last vote").click().run()
+    assert not reloaded.exception and "0 judged · 2 left" in reloaded.get("progress")[0].proto.text
+    next(b for b in reloaded.button if b.label == "Skip this pair").click().run()
+    assert "0 judged · 1 left" in reloaded.get("progress")[0].proto.text
+    # Signing out drops the link: a reload with it asks for the token again.
+    next(b for b in reloaded.button if b.label == "Sign out").click().run()
+    assert "session" not in reloaded.query_params
+    with Store.open(db) as store:
+        auth.revoke(store, "alice")
+    stale = AppTest.from_file(ANNOTATE, default_timeout=30)
+    stale.query_params["session"] = link
+    stale.run()
+    assert [e.value for e in stale.error] == [md_escape(auth.SESSION_EXPIRED)]

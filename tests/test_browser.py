@@ -77,8 +77,17 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
         page.locator("body").press("3")
         page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
+        with sqlite3.connect(db) as connection:
+            assert connection.execute("SELECT label FROM judgments").fetchall() == [("contradiction",)]
+        # A reload keeps the sign-in (the signed session in the URL); the vote can be undone.
+        assert "session=" in page.url and token not in page.url
+        page.reload(wait_until="networkidle")
+        page.get_by_text("1 judged · 1 left").wait_for(timeout=60_000)
+        assert page.get_by_label("Access token").count() == 0
+        page.get_by_role("button", name="Undo my last vote").click()
+        page.get_by_text("0 judged · 2 left").wait_for(timeout=30_000)
     with sqlite3.connect(db) as connection:
-        assert connection.execute("SELECT label FROM judgments").fetchall() == [("contradiction",)]
+        assert connection.execute("SELECT label FROM judgments").fetchall() == []
 
 
 def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, tools, contradictions) -> None:
