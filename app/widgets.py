@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -31,10 +32,13 @@ def dependency_svg(sentence: ParsedSentence) -> str:
             continue
         start, end = sorted((t.id - 1, t.head - 1))
         arcs.append({"start": start, "end": end, "label": t.deprel, "dir": "left" if t.id < t.head else "right"})
-    return displacy.render(
+    svg = displacy.render(
         {"words": words, "arcs": arcs}, style="dep", manual=True, jupyter=False,
         options={"compact": True, "distance": 110, "offset_x": 40, "font": "sans-serif"},
     )
+    # displaCy sizes the drawing to the last word's centre plus one step: a long last word (or its
+    # tag) would be cut at the right edge, so the canvas gets the left margin on the right too.
+    return re.sub(r'(class="displacy" width=")(\d+)"', lambda m: f'{m.group(1)}{int(m.group(2)) + 120}"', svg, count=1)
 
 
 def token_table(sentence: ParsedSentence) -> pd.DataFrame:
@@ -161,11 +165,20 @@ def sense_gloss(synset_name: str) -> str | None:
         return None
 
 
+def edit_place(span: tuple[int, int]) -> str:
+    """Where an edit is, in 1-based words: "word 3", "words 3–4", or "after word 5" for an insertion."""
+    start, end = span
+    if end <= start:
+        return "at the start" if start == 0 else f"after word {start}"
+    return f"word {start + 1}" if end == start + 1 else f"words {start + 1}–{end}"
+
+
 def derivation_lines(candidate: Candidate) -> list[str]:
-    """How the candidate was derived, one line per fact (markdown)."""
+    """How the candidate was derived, one line per fact (markdown; words escaped, never code spans,
+    so a backtick in a hypothesis cannot break the list)."""
     lines = [
-        f"**{candidate.operator}** ({candidate.edit_kind}) of words {candidate.span[0] + 1}–{candidate.span[1]}: "
-        f"`{candidate.old or '∅'}` → `{candidate.new or '∅'}`",
+        f"**{candidate.operator}** ({candidate.edit_kind}) {edit_place(candidate.span)}: "
+        f"“{md_escape(candidate.old or '∅')}” → “{md_escape(candidate.new or '∅')}”",
         f"lexical relation {candidate.lexical_relation.symbol} ({candidate.lexical_relation.name.lower()}) projects to "
         f"{candidate.relation.symbol} ({candidate.relation.name.lower()}) between H and H*; setup {candidate.setup}",
     ]
@@ -173,7 +186,7 @@ def derivation_lines(candidate: Candidate) -> list[str]:
         lines.append("WordNet synsets: " + ", ".join(f"`{s}`" for s in candidate.synsets))
         gloss = sense_gloss(candidate.synsets[0])
         if gloss:
-            lines.append(f"sense of `{candidate.old}` in this context: {md_escape(gloss)}")
+            lines.append(f"sense of “{md_escape(candidate.old)}” in this context: {md_escape(gloss)}")
     if candidate.path:
         lines.append("WordNet path: " + " → ".join(f"`{p}`" for p in candidate.path))
     if candidate.also:
@@ -195,8 +208,10 @@ def probability_figure(rows: Sequence[tuple[str, Prediction]], title: str = "") 
         )
     figure.update_layout(
         barmode="stack", title=title or None, xaxis={"range": [0, 1], "title": "probability"},
-        yaxis={"autorange": "reversed"}, height=max(160, 40 * len(rows) + 90),
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10}, legend={"orientation": "h", "y": -0.25},
+        yaxis={"autorange": "reversed"}, height=max(190, 40 * len(rows) + 120),
+        # The legend sits above the bars, right-aligned, clear of the axis and its title.
+        margin={"l": 10, "r": 10, "t": 70 if title else 40, "b": 10},
+        legend={"orientation": "h", "x": 1, "xanchor": "right", "y": 1.02, "yanchor": "bottom"},
     )
     return figure
 

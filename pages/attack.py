@@ -17,6 +17,7 @@ from engine.resources import ResourceError
 from runstore.vocab import LABELS, AttackStatus
 
 STATE = "attack_search"
+CHART_ROWS = 20
 
 
 def opened_attack(store) -> str | None:
@@ -100,8 +101,8 @@ def round_frame(search: AttackSearch, rnd: Round) -> pd.DataFrame:
             "rank": k + 1, "H*": candidate.text, "operator": candidate.operator,
             "H → H*": candidate.relation.symbol, "score": round(candidate.score or 0.0, 2),
             "queried": "query" if query and query.counted else ("cache" if query else ""),
-            "victim": query.prediction.label if query else "",
-            f"P({target})": round(query.prediction.prob(target), 3) if query else None,
+            "victim": query.prediction.label if query else "not asked",
+            f"P({target})": f"{query.prediction.prob(target):.3f}" if query else "—",
         })
     return pd.DataFrame(rows).set_index("rank")
 
@@ -110,7 +111,7 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
     composed = format_relations(rnd.composed, " ")
     with st.expander(f"Round {rnd.index}: {rnd.outcome} — {len(rnd.queried)} of {len(rnd.candidates)} "
                      f"candidates asked ({rnd.seconds:.1f} s)", expanded=expanded):
-        st.markdown(f"From **{rnd.hypothesis}** (H → this: {composed}); edits allowed this round: "
+        st.markdown(f"From **{md_escape(rnd.hypothesis)}** (H → this: {composed}); edits allowed this round: "
                     + format_relations(rnd.allowed, " ")
                     + f". Dropped by the constraints: {describe_rejected(rnd.rejected)}; "
                     f"{rnd.revisited} were already seen.")
@@ -120,9 +121,13 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
             st.info("No candidate left for this hypothesis.")
             return
         st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
-        asked = [(f"{k + 1}. {c.text}", q.prediction) for k, (c, q) in enumerate(zip(rnd.candidates, rnd.queried))]
+        target = search.setup.target_label
+        asked = sorted(((f"{k + 1}. {c.text}", q.prediction) for k, (c, q) in enumerate(zip(rnd.candidates, rnd.queried))),
+                       key=lambda row: row[1].prob(target))
         if asked:
-            st.plotly_chart(probability_figure(asked[:20], "Victim on the candidates it was asked about"),
+            shown = f"the {CHART_ROWS} of {len(asked)} asked with the lowest P({target})" if len(asked) > CHART_ROWS \
+                else f"all {len(asked)} asked"
+            st.plotly_chart(probability_figure(asked[:CHART_ROWS], f"Victim on the candidates: {shown}"),
                             width="stretch", key=f"round-{rnd.index}")
         pick = st.number_input("Show the derivation of candidate #", 1, len(rnd.candidates), 1,
                                key=f"derive-{rnd.index}")
@@ -157,7 +162,7 @@ if search is None:
     st.stop()
 
 st.divider()
-st.markdown(f"**P:** {search.premise}  \n**H:** {search.hypothesis}  \n"
+st.markdown(f"**P:** {md_escape(search.premise)}  \n**H:** {md_escape(search.hypothesis)}  \n"
             f"**setup:** {search.setup.name} ({search.setup.source_label} → {search.setup.target_label}); "
             f"the attack succeeds when the victim stops answering **{search.setup.target_label}**.")
 st.plotly_chart(probability_figure([("H (original)", search.original)], "Victim on the original pair"),
@@ -170,6 +175,9 @@ if buttons[2].button("Clear"):
     st.session_state.pop(STATE, None)
     st.rerun()
 if step or finish:
+    # Any click during the run (this button, or any other widget) stops it after the current round:
+    # Streamlit ends the script run and the search keeps every round done so far.
+    st.button("Stop", key="stop", help="stop after the current round; 'Run to the end' continues")
     bar = st.progress(0.0, text="querying the victim…")
     with st.spinner("Generating, ranking and querying candidates…"):
         while not search.done:

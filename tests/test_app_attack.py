@@ -66,6 +66,9 @@ def test_stepper_runs_a_round_on_a_typed_pair(admin, tmp_path: Path) -> None:
     assert 1 < used <= 12
     rounds = app.dataframe[0].value
     assert (rounds["operator"] != "").all() and rounds["H → H*"].isin(["≡", "⊏"]).all()
+    assert not rounds.isna().any().any()  # candidates not asked read "—" / "not asked", never None
+    unasked = rounds[rounds["victim"] == "not asked"]
+    assert (unasked["P(entailment)"] == "—").all()
     next(b for b in app.button if b.label == "Run to the end").click().run()
     assert next(m for m in app.metric if m.label == "Status").value == "failed"
     assert "failed (budget)" in app.error[0].value

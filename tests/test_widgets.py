@@ -1,0 +1,36 @@
+"""Rendering helpers on real candidates: edit places in words, derivations that stay markdown-safe,
+and probability charts whose legend stays clear of the axis."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from app.widgets import derivation_lines, edit_place, probability_figure
+from engine.candidates import generate_candidates
+from engine.natlog.polarity import polarize
+from engine.natlog.setups import get_setup
+from engine.parse import parse
+from engine.victim import Prediction
+
+
+def test_edit_places_read_as_words() -> None:
+    assert edit_place((4, 4)) == "after word 4"  # an insertion: never "words 5–4"
+    assert edit_place((0, 0)) == "at the start"
+    assert edit_place((2, 3)) == "word 3" and edit_place((2, 4)) == "words 3–4"
+
+
+def test_derivations_of_real_insertions_and_backticks(settings) -> None:
+    found = generate_candidates(polarize(parse("A man is playing a guitar.", settings=settings)),
+                                get_setup("E2N").relations, settings=settings)
+    inserted = next(c for c in found if c.operator == "Insertion")
+    first = derivation_lines(inserted)[0]
+    assert "after word" in first and "–" not in first
+    tricky = dataclasses.replace(inserted, old="gui`tar", new="*bold* [x](http://127.0.0.1)")
+    line = derivation_lines(tricky)[0]
+    assert "`" not in line.replace("\\`", "") and "[x](" not in line and r"\*bold\*" in line
+
+
+def test_probability_legend_sits_above_the_bars() -> None:
+    figure = probability_figure([("H", Prediction("A man sleeps.", "A man rests.", (0.7, 0.2, 0.1)))], "Victim")
+    legend = figure.layout.legend
+    assert legend.y >= 1 and legend.yanchor == "bottom" and figure.layout.margin.t >= 60
