@@ -11,7 +11,7 @@ PORT ?= 8501
 APT_RUN := wordnet-base wordnet-sense-index
 APT_TEST := $(APT_RUN) chromium
 
-.PHONY: setup setup-test run test lint doctor bench clean-env
+.PHONY: setup setup-test run test lint doctor bench clean-env screenshots
 
 setup: $(STAMP)
 	@$(MAKE) --no-print-directory apt PKGS="$(APT_RUN)"
@@ -50,6 +50,13 @@ lint: $(STAMP)
 
 test: setup-test lint
 	$(PY) -m pytest
+
+# The README tour's pictures: the browser tests take them; this copies them into docs/screenshots.
+screenshots: setup-test
+	$(PY) -m pytest tests/test_browser.py -q
+	mkdir -p docs/screenshots
+	cp test-artifacts/tour-*.png test-artifacts/inspector-polarity.png test-artifacts/annotate-page.png \
+	   test-artifacts/runs-page.png test-artifacts/confidence-attack.png docs/screenshots/
 
 doctor: $(STAMP)
 	$(PY) -m engine doctor

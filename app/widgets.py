@@ -227,9 +227,16 @@ HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_judged")
 
 
 def shown_ratios(table: pd.DataFrame, columns: Sequence[str] = HVASR_RATIOS) -> pd.DataFrame:
-    """A copy for display: ratio columns as three-decimal text, '—' where undefined (never 0, never None)."""
+    """A copy for display: ratio columns as three-decimal text, '—' where undefined (never 0, never
+    None); other float columns with a missing value get one decimal and '—' too."""
     out = table.copy()
-    for column in columns:
-        if column in out.columns:
-            out[column] = [("—" if value is None or pd.isna(value) else f"{value:.3f}") for value in out[column]]
+    for column in out.columns:
+        name = column[-1] if isinstance(column, tuple) else column
+        if name in columns:
+            digits = 3
+        elif pd.api.types.is_float_dtype(out[column]) and out[column].isna().any():
+            digits = 1
+        else:
+            continue
+        out[column] = [("—" if value is None or pd.isna(value) else f"{value:.{digits}f}") for value in out[column]]
     return out

@@ -56,7 +56,7 @@ frame = points_frame(shown)
 metrics = st.columns(4)
 metrics[0].metric("Candidates queried", len(shown))
 metrics[1].metric("Attacks", len({p.attack_id for p in shown}))
-metrics[2].metric("Mean drop", f"{frame['drop'].mean():.3f}")
+metrics[2].metric("Mean drop", f"{round(frame['drop'].mean(), 3) + 0.0:.3f}")
 metrics[3].metric("Flipped the victim", f"{frame['flipped'].mean():.1%}")
 
 overview, one = st.tabs(["Across the run", "One attack"])

@@ -44,7 +44,7 @@ with open_store() as store:
     st.caption("Setups by victim and data set, as in Zheng & Zhu (2023), Tables 4-5 (several runs of one setup, "
                "victim and data set are averaged). 'judged': HVASR's coverage.")
     pivot = paper_pivot(rows)
-    st.dataframe(pivot, width="stretch")
+    st.dataframe(shown_ratios(pivot), width="stretch")
     left, right = st.columns(2)
     left.download_button("Download CSV", pivot.to_csv().encode(), "natlog-paper-table.csv", "text/csv")
     right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")

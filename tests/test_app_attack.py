@@ -109,7 +109,7 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     assert not app.exception and not app.error
     runs, pivot, operators, polarity = (frame.value for frame in app.dataframe)
     assert runs.loc["e2c-run", "successful"] == 2 and runs.loc["e2c-run", "asr"] == "0.667"
-    assert list(pivot.index) == ["E2C"] and pivot.iloc[0].tolist()[0] == 0.667  # the paper table's ASR
+    assert list(pivot.index) == ["E2C"] and pivot.iloc[0].tolist()[0] == "0.667"  # the paper table's ASR
     assert {b.label for b in app.get("download_button")} >= {"Download CSV", "Download LaTeX"}
     assert len(app.get("plotly_chart")) >= 2  # ASR/HVASR bars and the QN violins
     assert {m.label: m.value for m in app.metric}["Judged successful attacks"] == "0 / 2"

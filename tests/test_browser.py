@@ -167,3 +167,39 @@ def test_a_run_started_from_the_runs_page_finishes(tmp_path) -> None:
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT status FROM jobs").fetchall() == [("done",)]
         assert connection.execute("SELECT COUNT(*) FROM attacks WHERE status = 'success'").fetchone() == (2,)
+
+
+def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
+    """Every page renders in Chromium for a signed-in admin on a store with a run, without an
+    error box; the screenshots are the README tour's (``make screenshots`` copies them to docs/)."""
+    from annotations import Store, auth
+    from engine.natlog.setups import get_setup
+    from engine.runner import run_attacks
+    from engine.settings import get_settings
+
+    db = tmp_path / "tour.sqlite"
+    data = tmp_path / "pairs.tsv"
+    data.write_text("".join(f"{p.pair_id}\t{p.premise}\t{p.hypothesis}\tCONTRADICTION\n" for p in contradictions[:2]),
+                    encoding="utf-8")
+    settings = get_settings().with_overrides(db_path=db, query_budget=12, top_k=6)
+    with Store.open(db, settings) as store:
+        for setup in ("C2E", "C2C"):
+            run_attacks(store, f"{setup.lower()}-tour", data, "tsv", get_setup(setup), "offline", victim, tools,
+                        settings, progress=False)
+        token = auth.bootstrap_admin(store, "root")
+    ARTIFACTS.mkdir(exist_ok=True)
+    pages = {"candidates": "Candidates", "attack": "Attack stepper", "results": "Attack results",
+             "confidence": "Confidence explorer", "admin": "Admin"}
+    with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
+        page.goto(f"{url}/results", wait_until="networkidle")
+        page.get_by_label("Name").fill("root")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_text("Signed in as").wait_for(timeout=60_000)
+        session = page.url.split("session=")[1].split("&")[0]
+        for path, heading in pages.items():
+            page.goto(f"{url}/{path}?session={session}", wait_until="networkidle")
+            page.get_by_role("heading", name=heading).first.wait_for(timeout=90_000)
+            page.wait_for_timeout(3_000)  # charts draw
+            assert page.get_by_test_id("stException").count() == 0, path
+            page.screenshot(path=str(ARTIFACTS / f"tour-{path}.png"), full_page=True)
