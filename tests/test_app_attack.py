@@ -139,7 +139,7 @@ def test_data_file_text_is_shown_as_text(admin, tmp_path: Path, monkeypatch) -> 
     assert not app.exception and not app.error
     shown = next(m.value for m in app.markdown if "**P:**" in m.value)
     assert "![x](" not in shown and r"\!\[x\]\(http" in shown
-    assert "<" not in shown.replace("\\<", "") and r"\<img src=x onerror=alert\(1\)\>" in shown
+    assert "<" not in shown.replace("\\<", "") and r"\<img src\=x onerror\=alert\(1\)\>" in shown
 
 
 CONFIDENCE = str(PROJECT_ROOT / "pages" / "confidence.py")

@@ -203,3 +203,46 @@ def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
             page.wait_for_timeout(3_000)  # charts draw
             assert page.get_by_test_id("stException").count() == 0, path
             page.screenshot(path=str(ARTIFACTS / f"tour-{path}.png"), full_page=True)
+
+
+def test_markdown_and_html_in_a_data_file_show_as_text(tmp_path) -> None:
+    """A data file whose premise holds a markdown image and whose hypothesis holds an HTML tag:
+    the stepper shows both as the text they are, and the page loads no image from them."""
+    from annotations import Store, auth
+    from engine.settings import get_settings
+
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    evil = shared / "evil.tsv"
+    evil.write_text("1\tA man ![x](http://127.0.0.1/x.png) plays.\tA man <img src=x onerror=alert(1)> plays.\t"
+                    "ENTAILMENT\n", encoding="utf-8")
+    db = tmp_path / "evil.sqlite"
+    with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
+        token = auth.bootstrap_admin(store, "root")
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_SHARED_DATA_DIR": str(shared)}
+    with streamlit_server(env=env) as url, chromium_page() as page:
+        requested: list[str] = []
+        page.on("request", lambda request: requested.append(request.url))
+        dialogs: list[str] = []
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        page.goto(f"{url}/attack", wait_until="networkidle")
+        page.get_by_label("Name").fill("root")
+        page.get_by_label("Access token").fill(token)
+        page.get_by_role("button", name="Sign in").click()
+        box = page.get_by_role("textbox", name="Data file")
+        box.wait_for(timeout=60_000)
+        box.fill(str(evil))
+        box.press("Enter")
+        try:
+            page.get_by_text("A man ![x](").first.wait_for(timeout=60_000)
+        finally:
+            page.screenshot(path=str(ARTIFACTS / "stepper-escaped.png"), full_page=True)
+        main = page.get_by_test_id("stMain")
+        # What a reader sees (an invisible word joiner keeps the bare URL from being linked).
+        shown = main.inner_text().replace("\u2060", "")
+        assert "A man ![x](http://127.0.0.1/x.png) plays." in shown
+        assert "A man <img src=x onerror=alert(1)> plays." in shown
+        assert main.locator("img[src='x']").count() == 0
+        assert main.locator("img[src*='127.0.0.1']").count() == 0
+        assert main.locator("a[href*='x.png']").count() == 0  # no autolink of the bare URL either
+    assert dialogs == [] and not [u for u in requested if u.endswith("/x.png") or u.endswith("/x")]
