@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+from typing import TextIO
 
 from annotations.assignment import check_label, submit
 from annotations.records import ImportReport
 from annotations.store import Store
+from engine.datasets import check_text_file, not_utf8
 from engine.errors import InputError
 
 # Accepted column names: our own, then MTurk batch-result names.
@@ -60,12 +62,20 @@ def import_votes(store: Store, path: str | Path, source: str = "crowd") -> Impor
         raise InputError(f"{path}: no such vote file")
     if not _WORKER.match(source):
         raise InputError(f"source {source!r} must be letters, digits or _.@+-")
-    imported = duplicates = 0
-    rejected: list[tuple[int, str]] = []
+    check_text_file(path)
     try:
         handle = path.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from exc
+    try:
+        return _import_rows(store, path, handle, source)
+    except UnicodeDecodeError:  # nothing was imported: the transaction rolled back
+        raise not_utf8(path) from None
+
+
+def _import_rows(store: Store, path: Path, handle: TextIO, source: str) -> ImportReport:
+    imported = duplicates = 0
+    rejected: list[tuple[int, str]] = []
     with handle, store.transaction():
         reader = csv.DictReader(handle)
         if reader.fieldnames is None:

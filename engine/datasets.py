@@ -210,7 +210,7 @@ def detect_format(path: Path, fmt: str = "auto") -> str:
     return "tsv"
 
 
-def _check_text_file(path: Path) -> None:
+def check_text_file(path: Path) -> None:
     """InputError (one line) unless ``path`` is a readable file of text: not a folder, a missing
     file, a binary file (a SQLite store, model weights) or text in another encoding than UTF-8."""
     if path.is_dir():
@@ -231,11 +231,16 @@ def read_pairs(path: str | Path, fmt: str = "auto", split: str | None = None) ->
     """All labelled pairs of a data file; ``split`` keeps only one SICK split (TRAIN/TRIAL/TEST).
     A file that is not UTF-8 text is an InputError naming the first bad byte, never a traceback."""
     path = Path(path)
-    _check_text_file(path)
+    check_text_file(path)
     try:
         return _read_pairs(path, fmt, split)
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not UTF-8 text ({_first_bad_byte(path)}); save the file as UTF-8") from None
+        raise not_utf8(path) from None
+
+
+def not_utf8(path: Path) -> InputError:
+    """The one-line error for a file that is not UTF-8 text, naming its first bad line."""
+    return InputError(f"{path}: not UTF-8 text ({_first_bad_byte(path)}); save the file as UTF-8")
 
 
 def _first_bad_byte(path: Path) -> str:

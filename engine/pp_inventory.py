@@ -20,6 +20,7 @@ from pathlib import Path
 
 from spacy.lang.en.stop_words import STOP_WORDS
 
+from engine.datasets import check_text_file, not_utf8
 from engine.errors import InputError
 from engine.lexicon import NON_INTERSECTIVE
 from engine.parse import ParsedSentence, Token
@@ -150,6 +151,14 @@ def read_corpus(path: Path) -> Iterator[str]:
     """Sentences of a corpus file: plain text (one a line), TSV (fields with spaces) or SNLI-style JSONL."""
     if not path.is_file():
         raise InputError(f"corpus file {path} does not exist")
+    check_text_file(path)
+    try:
+        yield from _corpus_lines(path)
+    except UnicodeDecodeError:
+        raise not_utf8(path) from None
+
+
+def _corpus_lines(path: Path) -> Iterator[str]:
     with path.open(encoding="utf-8-sig") as handle:
         for number, line in enumerate(handle, start=1):
             line = line.strip()

@@ -166,3 +166,12 @@ def test_report_writes_the_paper_table_as_latex(capsys, db: Path, tmp_path: Path
     assert code == 0 and f"wrote the paper table to {target}" in out
     latex = target.read_text(encoding="utf-8")
     assert latex.startswith(r"\begin{tabular}") and "\nE2C & 0.667 & -- & -- &" in latex
+
+
+def test_vote_files_that_are_not_utf8_import_nothing(capsys, db: Path, tmp_path: Path) -> None:
+    votes = tmp_path / "votes.csv"
+    votes.write_bytes("item_id,worker_id,label\n1,a,neutral\n1,b,neutral\n1,zoë,neutral\n".encode("latin-1"))
+    code, _, err = run_cli(capsys, "import-votes", str(votes), "--db", str(db))
+    assert code == 2 and err.strip() == f"error: {votes}: not UTF-8 text (line 4 has byte 0xeb); save the file as UTF-8"
+    with Store.open(db) as store:
+        assert next(store.db.query("SELECT COUNT(*) AS n FROM judgments"))["n"] == 0  # none half-imported

@@ -91,3 +91,11 @@ def test_attack_on_a_file_that_is_not_utf8_is_one_line(tmp_path) -> None:
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert out.stderr.strip().splitlines() == [f"error: {data}: not UTF-8 text (line 1 has byte 0xe9); "
                                                "save the file as UTF-8"]
+
+
+def test_mining_a_corpus_that_is_not_utf8_is_one_line(tmp_path) -> None:
+    corpus = tmp_path / "corpus.txt"
+    corpus.write_bytes("A man sleeps on a couch.\nCafé au lait.\n".encode("latin-1"))
+    out = run("mine-pps", str(corpus), "--out", str(tmp_path / "inventory.json"))
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip() == f"error: {corpus}: not UTF-8 text (line 2 has byte 0xe9); save the file as UTF-8"
