@@ -39,6 +39,12 @@ def sign_out() -> None:
     st.query_params.pop(SESSION_PARAM, None)
 
 
+def start_session(store: Store, annotator_id: int) -> None:
+    """Sign this person in for the browser session, with a signed link that survives reloads."""
+    st.session_state[SESSION_KEY] = annotator_id
+    st.query_params[SESSION_PARAM] = session_token(store, annotator_id)
+
+
 def _from_link(store: Store) -> None:
     """Sign in from the URL's signed session after a reload or from a link (once per session)."""
     token = st.query_params.get(SESSION_PARAM)
@@ -75,8 +81,7 @@ def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
     except AuthError as exc:
         st.error(md_escape(str(exc)))
         return None
-    st.session_state[SESSION_KEY] = session.annotator.id
-    st.query_params[SESSION_PARAM] = session_token(store, session.annotator.id)
+    start_session(store, session.annotator.id)
     st.rerun()
 
 

@@ -7,11 +7,12 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from annotations.access import sign_in
 from annotations.aggregation import HVASR_GROUPS, state_counts
 from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
-from app.auth import admin_session, open_store
+from app.auth import admin_session, open_store, start_session
 from app.widgets import HVASR_HELP, md_escape, shown_ratios
 from engine.errors import InputError
 
@@ -29,13 +30,17 @@ with open_store() as store:
         with st.form("bootstrap"):
             name = st.text_input("Admin name")
             create = st.form_submit_button("Create admin", type="primary")
-        if create:
-            try:
-                show_token_once(name.strip(), bootstrap_admin(store, name))
-            except InputError as exc:
-                st.error(md_escape(str(exc)))
-            st.caption("Then sign in below with this name and token.")
-        st.stop()
+        if not create:
+            st.stop()
+        try:
+            token = bootstrap_admin(store, name)
+        except InputError as exc:
+            st.error(md_escape(str(exc)))
+            st.stop()
+        # The new admin is signed in at once; the token is what signs them in next time.
+        start_session(store, sign_in(store, name, token).annotator.id)
+        show_token_once(name.strip(), token)
+        st.caption("You are signed in. Keep this token: it is how you sign in next time.")
 
     session = admin_session(store, "admin-sign-in")
 

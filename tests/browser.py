@@ -78,3 +78,10 @@ def chromium_page(width: int = 1400, height: int = 1000):
             yield page
         finally:
             browser.close()
+
+
+def sign_in_page(page, name: str, token: str) -> None:  # noqa: ANN001 - a Playwright page
+    """Fill the app's sign-in form on ``page`` and submit it."""
+    page.get_by_label("Name").fill(name)
+    page.get_by_label("Access token").fill(token)
+    page.get_by_role("button", name="Sign in").click()

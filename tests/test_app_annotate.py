@@ -74,6 +74,9 @@ def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     app.button[0].click().run()
     token = app.code[0].value
     assert len(token) >= 32
+    # The new admin is signed in at once: the admin page is there, no form to sign in first.
+    assert not app.exception and [t.label for t in app.tabs][:1] == ["Annotators"]
+    assert "session" in app.query_params
     votes = db.with_name("votes.csv")
     votes.write_text("item_id,worker_id,label\n1,a,contradiction\n1,b,contradiction\n1,c,neutral\n")
     with Store.open(db) as store:

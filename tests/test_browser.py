@@ -7,7 +7,7 @@ import urllib.request
 
 import pytest
 
-from tests.browser import ARTIFACTS, chromium_page, streamlit_server
+from tests.browser import ARTIFACTS, chromium_page, sign_in_page, streamlit_server
 
 pytestmark = pytest.mark.browser
 
@@ -67,9 +67,7 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     with streamlit_server(env=env) as url, chromium_page() as page:
         page.goto(f"{url}/annotate", wait_until="networkidle")
-        page.get_by_label("Name").fill("alice")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
+        sign_in_page(page, "alice", token)
         page.get_by_text("0 judged · 2 left").wait_for(timeout=60_000)
         page.get_by_text("A man is not playing an instrument").first.wait_for(timeout=30_000)
         body = page.get_by_test_id("stMain").inner_text().lower()
@@ -110,14 +108,9 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
         token = auth.bootstrap_admin(store, "root")
     ARTIFACTS.mkdir(exist_ok=True)
 
-    def sign_in(page) -> None:
-        page.get_by_label("Name").fill("root")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
-
     with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
         page.goto(f"{url}/confidence", wait_until="networkidle")
-        sign_in(page)
+        sign_in_page(page, "root", token)
         page.get_by_text("Candidates queried").wait_for(timeout=90_000)
         page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
         page.screenshot(path=str(ARTIFACTS / "confidence-run.png"), full_page=True)
@@ -129,7 +122,7 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
             link.click()
         stepper = opened.value
         stepper.wait_for_url(f"**/attack?attack={attack_id}", timeout=30_000)
-        sign_in(stepper)
+        sign_in_page(stepper, "root", token)
         stepper.get_by_text(f"Opened attack {attack_id}").wait_for(timeout=90_000)
         assert stepper.get_by_label("Hypothesis").input_value() == pair.hypothesis
         stepper.screenshot(path=str(ARTIFACTS / "stepper-opened.png"), full_page=True)
@@ -156,9 +149,7 @@ def test_a_run_started_from_the_runs_page_finishes(tmp_path) -> None:
     ARTIFACTS.mkdir(exist_ok=True)
     with streamlit_server(env=env) as url, chromium_page() as page:
         page.goto(f"{url}/runs", wait_until="networkidle")
-        page.get_by_label("Name").fill("root")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
+        sign_in_page(page, "root", token)
         page.get_by_role("button", name="Queue runs").click()
         page.get_by_text("Queued 1 run(s)").wait_for(timeout=60_000)
         page.get_by_text("2 / 2 pairs").wait_for(timeout=240_000)
@@ -192,9 +183,7 @@ def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
              "confidence": "Confidence explorer", "admin": "Admin"}
     with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
         page.goto(f"{url}/results", wait_until="networkidle")
-        page.get_by_label("Name").fill("root")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
+        sign_in_page(page, "root", token)
         page.get_by_text("Signed in as").wait_for(timeout=60_000)
         session = page.url.split("session=")[1].split("&")[0]
         for path, heading in pages.items():
@@ -226,9 +215,7 @@ def test_markdown_and_html_in_a_data_file_show_as_text(tmp_path) -> None:
         dialogs: list[str] = []
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         page.goto(f"{url}/attack", wait_until="networkidle")
-        page.get_by_label("Name").fill("root")
-        page.get_by_label("Access token").fill(token)
-        page.get_by_role("button", name="Sign in").click()
+        sign_in_page(page, "root", token)
         box = page.get_by_role("textbox", name="Data file")
         box.wait_for(timeout=60_000)
         box.fill(str(evil))
