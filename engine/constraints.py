@@ -20,6 +20,7 @@ Adding one is one class and one registration::
 from __future__ import annotations
 
 import dataclasses
+import math
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -290,3 +291,36 @@ class FluencyFloor(Constraint):
         scores = check.scorer.score([c.text for c in candidates])
         limit = settings.fluency_floor * check.reference
         return [dataclasses.replace(c, score=s) for c, s in zip(candidates, scores) if s <= limit]
+
+
+@register_constraint
+class InsertionFit(Constraint):
+    """An inserted modifier must cost the ranking LM at most ``settings.insertion_cost`` nats per
+    inserted token (0: off): H*'s total negative log-likelihood minus that of the hypothesis it
+    edits, over the tokens added. Mined modifiers fit their noun's class but often not the
+    sentence ("The gang is structured in the air", "Oats in the water have long been food for
+    horses"); a perplexity ratio does not tell those apart, this cost does in part (README,
+    *Validity*). Runs after the fluency floor and reuses its scores."""
+
+    name = "insertion-fit"
+    description = "an inserted modifier costs the LM at most settings.insertion_cost nats per token"
+
+    def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+        settings = check.settings or get_settings()
+        inserted = [c for c in candidates if c.operator == "Insertion"]
+        if settings.insertion_cost <= 0 or check.scorer is None or check.source is None or not inserted:
+            return list(candidates)
+        scorer = check.scorer
+        missing = [c for c in inserted if c.score is None]
+        if missing:
+            fresh = dict(zip((c.text for c in missing), scorer.score([c.text for c in missing])))
+            inserted = [c if c.score is not None else dataclasses.replace(c, score=fresh[c.text]) for c in inserted]
+        source = check.source.sentence.text
+        (base_score,) = scorer.score([source])
+        counts = scorer.token_counts([source, *(c.text for c in inserted)])
+        base = counts[0] * math.log(base_score)
+        too_costly = {
+            c.text for c, n in zip(inserted, counts[1:])
+            if (n * math.log(c.score or math.inf) - base) / max(1, n - counts[0]) > settings.insertion_cost
+        }
+        return [c for c in candidates if not (c.operator == "Insertion" and c.text in too_costly)]

@@ -28,6 +28,10 @@ class Scorer(Protocol):
 
     def score(self, texts: Sequence[str]) -> list[float]: ...
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """How many tokens each text's score averages over (score ** count: its total likelihood)."""
+        ...
+
 
 class _Scored(Protocol):
     """A dataclass (for :func:`dataclasses.replace`) with a ``text`` and a ``score`` field."""
@@ -71,6 +75,9 @@ class CausalLMScorer:
         self._start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
         self._pad = tok.pad_token_id if tok.pad_token_id is not None else self._start
 
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        return [len(self.lm.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
+
     @torch.inference_mode()
     def score(self, texts: Sequence[str]) -> list[float]:
         ids = [[self._start, *self.lm.tokenizer(t, add_special_tokens=False)["input_ids"]] for t in texts]
@@ -105,6 +112,11 @@ class MaskedLMScorer:
     def __init__(self, lm: LoadedModel, max_tokens: int = 8192, max_rows: int = 256) -> None:
         self.lm, self.max_tokens, self.max_rows = lm, max_tokens, max_rows
         self.forward_passes = 0
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        tok = self.lm.tokenizer
+        special = set(tok.all_special_ids)
+        return [sum(i not in special for i in tok(t, truncation=True)["input_ids"]) for t in texts]
 
     @torch.inference_mode()
     def score(self, texts: Sequence[str]) -> list[float]:

@@ -62,6 +62,7 @@ class Settings:
     source_check: str = "complete"
     max_edits: int = 3
     fluency_floor: float = 3.0
+    insertion_cost: float = 3.0
     torch_threads: int = 0
     annotations_k: int = 3
     annotations_gold_percent: int = 10

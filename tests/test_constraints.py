@@ -76,3 +76,40 @@ def test_a_new_constraint_is_one_class_and_counted_in_the_round(monkeypatch: pyt
     assert first.rejected_by_operator["no-prefixes"].keys() <= {"SentenceNegation", "DoubleNegation"}
     assert not [c for c in first.candidates if c.text.startswith("It is")]
     assert first.to_json()["rejected"]["no-prefixes"] == first.rejected["no-prefixes"]
+
+
+def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackTools) -> None:
+    """The cost is H*'s extra negative log-likelihood per inserted token under the real ranking LM:
+    the constraint keeps exactly the insertions at or under the limit, and leaves other edits alone."""
+    import math
+
+    from engine.constraints import CheckContext, InsertionFit
+
+    scorer = tools.scorer
+    polarized = polarize(parse("The gang is structured.", settings=settings))
+    found = generate_candidates(polarized, get_setup("E2N").relations, setup="E2N", settings=settings)
+    inserted = [c for c in found if c.operator == "Insertion"]
+    assert len(inserted) >= 3
+    counts = scorer.token_counts([polarized.sentence.text, *(c.text for c in inserted)])
+    scores = scorer.score([polarized.sentence.text, *(c.text for c in inserted)])
+    base = counts[0] * math.log(scores[0])
+    cost = {c.text: (n * math.log(s) - base) / max(1, n - counts[0])
+            for c, n, s in zip(inserted, counts[1:], scores[1:])}
+    limit = sorted(cost.values())[len(cost) // 2]  # the median: some go, some stay
+    check = CheckContext(get_setup("E2N"), source=polarized, settings=settings.with_overrides(insertion_cost=limit),
+                         scorer=scorer)
+    kept = {c.text for c in InsertionFit().keep(found, check) if c.operator == "Insertion"}
+    # (The LM may run in bfloat16, whose rounding depends on the batch: costs within 0.1 of the
+    # limit can fall either way.)
+    assert {t for t, v in cost.items() if v <= limit - 0.1} <= kept
+    assert not kept & {t for t, v in cost.items() if v > limit + 0.1}
+    kept_all = InsertionFit().keep(found, check)
+    assert [c for c in kept_all if c.operator != "Insertion"] == [c for c in found if c.operator != "Insertion"]
+    # At the default limit (3 nats a token) a group that "is structured" gets no place or manner.
+    default = CheckContext(get_setup("E2N"), source=polarized, settings=settings, scorer=scorer)
+    dropped = {c.text for c in inserted} - {c.text for c in InsertionFit().keep(found, default)}
+    assert dropped and {t for t, v in cost.items() if v > settings.insertion_cost + 0.1} <= dropped
+    assert not dropped & {t for t, v in cost.items() if v <= settings.insertion_cost - 0.1}
+    off = CheckContext(get_setup("E2N"), source=polarized, settings=settings.with_overrides(insertion_cost=0),
+                       scorer=scorer)
+    assert InsertionFit().keep(found, off) == list(found)

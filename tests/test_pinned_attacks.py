@@ -26,4 +26,7 @@ def test_seeded_attacks_match_the_pin(shared_data: Path, tmp_path: Path) -> None
     assert {"success", "failed"} <= statuses
     assert any(len(c["rounds"]) > 1 for c in pinned)
     assert any(r["rejected"] for c in pinned for r in c["rounds"])
-    assert {"SentenceNegation", "DoubleNegation", "Insertion", "PerturbSyno"} <= operators
+    assert {"SentenceNegation", "DoubleNegation", "PerturbSyno", "PerturbHyper"} <= operators
+    # Insertions are generated in these rounds; at the default insertion cost the LM finds none of
+    # them fitting enough to be asked ("Two kids are running down a highway in the water").
+    assert sum(r["rejected"].get("insertion-fit", 0) for c in pinned for r in c["rounds"]) > 0
