@@ -35,7 +35,7 @@ from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.projectivity import Polarity
 from engine.natlog.relations import RELATION_ORDER, Relation, join_sets, relation_symbols
 from engine.natlog.setups import Setup
-from engine.parse import parse, validate_premise, validate_text
+from engine.parse import ParsedSentence, parse, validate_premise, validate_text
 from engine.scoring import Scorer, build_scorer, rank
 from engine.senses import SenseChooser, build_sense_chooser
 from engine.settings import Settings, get_settings
@@ -180,22 +180,19 @@ class AttackResult:
         )
 
 
-def source_cut(hypothesis: str, settings: Settings) -> str | None:
-    """Why H is not attacked as a sentence (``settings.source_check``), or ``None``.
+def source_cut(parsed: ParsedSentence | None, settings: Settings) -> str | None:
+    """Why H (``parsed``) is not attacked as a sentence (``settings.source_check``), or ``None``.
 
     ``complete`` (the default) skips a hypothesis cut off mid-sentence (see
-    :mod:`engine.completeness`); ``off`` attacks every hypothesis as it is. An unparsable H is
-    left to the first round, which reports it.
+    :mod:`engine.completeness`); ``off`` attacks every hypothesis as it is. An unparsable H
+    (``None``) is left to the first round, which reports it.
     """
     mode = settings.source_check
     if mode not in SOURCE_CHECKS:
         raise InputError(f"unknown source_check {mode!r}; use one of: {', '.join(SOURCE_CHECKS)}")
-    if mode == "off":
+    if mode == "off" or parsed is None:
         return None
-    try:
-        return incomplete_reason(parse(hypothesis, settings=settings))
-    except InputError:
-        return None
+    return incomplete_reason(parsed)
 
 
 def allowed_next(composed: frozenset[Relation], setup: Setup) -> frozenset[Relation]:
@@ -251,8 +248,14 @@ class AttackSearch:
         self._success: Prediction | None = None
         self._skipped = self.original.label != gold_label
         self._reason = SKIP_REASON if self._skipped else ""
+        # H is parsed once: for the source check here, and again by the first round.
+        self._parsed_h: ParsedSentence | None = None
         if not self._skipped:
-            cut = source_cut(hypothesis, self.settings)
+            try:
+                self._parsed_h = parse(hypothesis, settings=self.settings)
+            except InputError:
+                pass  # the first round reports it
+            cut = source_cut(self._parsed_h, self.settings)
             if cut is not None:
                 self._skipped, self._reason = True, f"{INCOMPLETE_REASON}: {cut}"
 
@@ -273,7 +276,8 @@ class AttackSearch:
         start, start_composed = state.hypothesis, state.composed
         allowed = allowed_next(start_composed, setup)
         try:
-            polarized = polarize(parse(start, settings=self.settings))
+            parsed = self._parsed_h if start == self.hypothesis and self._parsed_h is not None else None
+            polarized = polarize(parsed or parse(start, settings=self.settings))
         except InputError as exc:
             self._reason = f"unparsable: {exc}"
             result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), {}, 0, (),

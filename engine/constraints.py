@@ -316,7 +316,11 @@ class InsertionFit(Constraint):
             fresh = dict(zip((c.text for c in missing), scorer.score([c.text for c in missing])))
             inserted = [c if c.score is not None else dataclasses.replace(c, score=fresh[c.text]) for c in inserted]
         source = check.source.sentence.text
-        (base_score,) = scorer.score([source])
+        # In the first round the hypothesis edited is H, whose score the fluency reference holds.
+        if check.edits == 0 and check.reference is not None:
+            base_score = check.reference
+        else:
+            (base_score,) = scorer.score([source])
         counts = scorer.token_counts([source, *(c.text for c in inserted)])
         base = counts[0] * math.log(base_score)
         too_costly = {

@@ -37,7 +37,9 @@ def chosen_file() -> str | None:
             return None
         UPLOADS.mkdir(parents=True, exist_ok=True)
         target = UPLOADS / (re.sub(r"[^A-Za-z0-9._-]", "_", upload.name)[:100] or "upload.tsv")
-        target.write_bytes(upload.getvalue())
+        data = upload.getvalue()
+        if not target.is_file() or target.read_bytes() != data:  # not rewritten on every rerun
+            target.write_bytes(data)
         return str(target)
     files = data_files(FOLDERS)
     if not files:
