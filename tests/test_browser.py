@@ -6,6 +6,7 @@ import sqlite3
 import urllib.request
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser import ARTIFACTS, chromium_page, sign_in_page, streamlit_server
 
@@ -124,7 +125,8 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
         stepper.wait_for_url(f"**/attack?attack={attack_id}", timeout=30_000)
         sign_in_page(stepper, "root", token)
         stepper.get_by_text(f"Opened attack {attack_id}").wait_for(timeout=90_000)
-        assert stepper.get_by_label("Hypothesis").input_value() == pair.hypothesis
+        # (The page streams in: wait for the field to carry the value rather than read it once.)
+        expect(stepper.get_by_label("Hypothesis")).to_have_value(pair.hypothesis, timeout=30_000)
         stepper.screenshot(path=str(ARTIFACTS / "stepper-opened.png"), full_page=True)
 
 
