@@ -21,6 +21,7 @@ PAGES = {
         st.Page(ROOT / "pages" / "runs.py", title="Runs", icon=":material/play_circle:"),
         st.Page(ROOT / "pages" / "results.py", title="Results", icon=":material/leaderboard:"),
         st.Page(ROOT / "pages" / "confidence.py", title="Confidence", icon=":material/query_stats:"),
+        st.Page(ROOT / "pages" / "probes.py", title="Probes", icon=":material/science:"),
     ],
     "Validate": [
         st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon=":material/how_to_vote:"),

@@ -10,6 +10,7 @@ from engine.commands import (
     candidate_commands,
     natlog_commands,
     parse_commands,
+    probe_commands,
     report_commands,
     resource_commands,
     victim_commands,
@@ -21,7 +22,7 @@ from engine.settings import SettingsError
 # Each module adds its subcommands with ``register(subparsers)``.
 COMMAND_MODULES = (
     resource_commands, parse_commands, natlog_commands, candidate_commands, victim_commands, attack_commands,
-    report_commands,
+    report_commands, probe_commands,
 )
 
 

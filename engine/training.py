@@ -190,6 +190,65 @@ def _progress(step: int, total_steps: int, elapsed: float, budget: float) -> flo
     return max(step / total_steps, elapsed / budget)
 
 
+@dataclass(frozen=True)
+class FineTuneRun:
+    """What one training loop did."""
+
+    steps: int
+    planned_steps: int
+    losses: list[float]
+    seconds: float
+
+
+def fine_tune(model, tokenizer, train: Sequence[NLIPair], config: TrainConfig, device: torch.device,
+              labels: Sequence[str] = LABELS, progress: bool = True, desc: str = "train-victim") -> FineTuneRun:
+    """Train ``model`` in place on ``train`` (output index k is ``labels[k]``); the caller seeds torch.
+
+    The learning rate warms up over the first tenth of the steps, then decays linearly to zero over
+    the planned steps or ``config.max_minutes``, whichever ends first.
+    """
+    # The word-embedding matrix is half of a small encoder; freezing it halves the update cost.
+    model.get_input_embeddings().requires_grad_(False)
+    model.to(device).train()
+    rng = random.Random(config.seed)
+    total_steps = max(1, int(-(-len(train) // config.batch_size) * config.epochs))
+    warmup = max(1, total_steps // 10)
+    budget = config.max_minutes * 60
+    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
+                                  lr=config.learning_rate, weight_decay=0.01)
+    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
+                else torch.autocast("cpu", enabled=False))
+    started = time.monotonic()
+    step, losses = 0, []
+    bar = tqdm(total=total_steps, desc=desc, unit="step", disable=not progress)
+    while _progress(step, total_steps, time.monotonic() - started, budget) < 1.0:
+        for batch in _batches(list(train), config.batch_size, rng):
+            done = _progress(step, total_steps, time.monotonic() - started, budget)
+            if done >= 1.0:
+                break
+            # Linear warm-up, then linear decay over steps or wall-clock time, whichever runs out first.
+            for group in optimizer.param_groups:
+                group["lr"] = config.learning_rate * min(1.0, (step + 1) / warmup) * (1.0 - done)
+            encoded = tokenizer(
+                [p.premise for p in batch], [p.hypothesis for p in batch], padding=True,
+                truncation=True, max_length=config.max_tokens, return_tensors="pt",
+            ).to(device)
+            targets = torch.tensor([list(labels).index(p.label) for p in batch], device=device)
+            with autocast:
+                loss = model(**encoded, labels=targets).loss
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            optimizer.step()
+            optimizer.zero_grad()
+            losses.append(loss.item())
+            step += 1
+            bar.update(1)
+            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
+    bar.close()
+    model.eval()
+    return FineTuneRun(step, total_steps, losses, time.monotonic() - started)
+
+
 def train_victim(
     config: TrainConfig, settings: Settings, output: Path | None = None,
     evaluation: Sequence[DataSource] = (), force: bool = False, progress: bool = True,
@@ -222,46 +281,10 @@ def train_victim(
         location, num_labels=len(LABELS),
         id2label=dict(enumerate(LABELS)), label2id={label: k for k, label in enumerate(LABELS)},
     )
-    # The word-embedding matrix is half of a small encoder; freezing it halves the update cost.
-    model.get_input_embeddings().requires_grad_(False)
     device = resolve_device(settings)
-    model.to(device).train()
-    rng = random.Random(config.seed)
-    total_steps = max(1, int(-(-len(train) // config.batch_size) * config.epochs))
-    warmup = max(1, total_steps // 10)
-    budget = config.max_minutes * 60
-    optimizer = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad],
-                                  lr=config.learning_rate, weight_decay=0.01)
-    autocast = (torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda"
-                else torch.autocast("cpu", enabled=False))
-    started = time.monotonic()
-    step, losses = 0, []
-    bar = tqdm(total=total_steps, desc="train-victim", unit="step", disable=not progress)
-    while _progress(step, total_steps, time.monotonic() - started, budget) < 1.0:
-        for batch in _batches(train, config.batch_size, rng):
-            done = _progress(step, total_steps, time.monotonic() - started, budget)
-            if done >= 1.0:
-                break
-            # Linear warm-up, then linear decay over steps or wall-clock time, whichever runs out first.
-            for group in optimizer.param_groups:
-                group["lr"] = config.learning_rate * min(1.0, (step + 1) / warmup) * (1.0 - done)
-            encoded = tokenizer(
-                [p.premise for p in batch], [p.hypothesis for p in batch], padding=True,
-                truncation=True, max_length=config.max_tokens, return_tensors="pt",
-            ).to(device)
-            labels = torch.tensor([LABELS.index(p.label) for p in batch], device=device)
-            with autocast:
-                loss = model(**encoded, labels=labels).loss
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            optimizer.zero_grad()
-            losses.append(loss.item())
-            step += 1
-            bar.update(1)
-            bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
-    bar.close()
-    seconds = time.monotonic() - started
+    run = fine_tune(model, tokenizer, train, config, device, progress=progress)
+    step, losses, seconds = run.steps, run.losses, run.seconds
+    total_steps = run.planned_steps
     output.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(output)
     tokenizer.save_pretrained(output)

@@ -89,6 +89,37 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
     ),
+    # 3: probe runs (a victim on a probe suite's items) and one result row per item.
+    (
+        """CREATE TABLE IF NOT EXISTS probe_runs (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            suite TEXT NOT NULL,
+            victim TEXT NOT NULL,
+            data_path TEXT NOT NULL,
+            seed INTEGER NOT NULL,
+            config TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            finished_at TEXT
+        )""",
+        f"""CREATE TABLE IF NOT EXISTS probe_results (
+            id INTEGER PRIMARY KEY,
+            probe_run_id INTEGER NOT NULL REFERENCES probe_runs(id),
+            item_index INTEGER NOT NULL CHECK (item_index >= 0),
+            premise TEXT NOT NULL,
+            hypothesis TEXT NOT NULL,
+            gold_label TEXT NOT NULL CHECK (gold_label {LABEL_CHECK}),
+            category TEXT NOT NULL,
+            item_group TEXT NOT NULL,
+            family TEXT NOT NULL,
+            form TEXT NOT NULL,
+            meta TEXT NOT NULL,
+            predicted_label TEXT NOT NULL CHECK (predicted_label {LABEL_CHECK}),
+            probabilities TEXT NOT NULL,
+            UNIQUE (probe_run_id, item_index)
+        )""",
+        "CREATE INDEX IF NOT EXISTS probe_results_run ON probe_results(probe_run_id)",
+    ),
 )
 
 

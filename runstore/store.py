@@ -20,6 +20,7 @@ import sqlite_utils
 
 from runstore import schema
 from runstore.errors import InputError
+from runstore.probe_runs import ProbeRunsMixin
 from runstore.records import AttackRecord, Run, StoredAttack
 from runstore.vocab import LABELS, AttackStatus, NLILabel
 
@@ -68,7 +69,7 @@ def connect(path: Path, migrate: Callable[[sqlite_utils.Database], None]) -> sql
     return db
 
 
-class RunStore:
+class RunStore(ProbeRunsMixin):
     """Runs, pairs and attacks in one SQLite file; every write is one transaction."""
 
     def __init__(self, db: sqlite_utils.Database, path: Path) -> None:

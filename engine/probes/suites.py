@@ -1,0 +1,68 @@
+"""Probe suites registered by name, the way the edit operators are.
+
+Each suite module builds one :class:`Suite` and registers it at import. A suite can *generate*
+items (labels derived by its solver), *read* a released file, *check* an item (re-derive its label
+from ``item.form``; a failing check is a generator bug), and add *reports* of its own beside the
+runner's per-category accuracy and F1 (the equivalence suite's both-direction table, RobustLR's
+consistency). Suites are looked up with :func:`get_suite`, which imports the built-in modules.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from engine.errors import InputError
+from engine.probes.record import ProbeItem
+
+#: (items, predicted labels, probabilities in LABELS order) -> report name -> table rows
+Reporter = Callable[[Sequence[ProbeItem], Sequence[str], Sequence[Sequence[float]]], dict[str, list[dict[str, Any]]]]
+
+BUILTIN_MODULES = ("engine.probes.equivalence", "engine.probes.robustlr", "engine.probes.fragments",
+                   "engine.probes.conjnli")
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A probe suite: how to make, read, check and report its items."""
+
+    name: str
+    description: str
+    generate: Callable[[int, int], list[ProbeItem]] | None = None
+    read: Callable[[Path], list[ProbeItem]] | None = None
+    check: Callable[[ProbeItem], None] | None = None
+    report: Reporter | None = None
+
+
+_SUITES: dict[str, Suite] = {}
+
+
+def register_suite(suite: Suite) -> Suite:
+    if suite.name in _SUITES and _SUITES[suite.name] is not suite:
+        raise ValueError(f"probe suite {suite.name!r} registered twice")
+    _SUITES[suite.name] = suite
+    return suite
+
+
+def _load_builtins() -> None:
+    for module in BUILTIN_MODULES:
+        try:
+            importlib.import_module(module)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+
+
+def suite_names() -> list[str]:
+    _load_builtins()
+    return sorted(_SUITES)
+
+
+def get_suite(name: str) -> Suite:
+    _load_builtins()
+    if name not in _SUITES:
+        raise InputError(f"unknown probe suite {name!r}; choose one of {', '.join(sorted(_SUITES)) or 'none'}")
+    return _SUITES[name]
