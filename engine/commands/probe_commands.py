@@ -25,10 +25,12 @@ from engine.probes.runner import ProbeSummary, run_probe, summarize
 from engine.probes.suites import Suite, get_suite
 from engine.probes.svg_plot import inoculation_svg
 from engine.settings import get_settings
-from engine.tables import format_table
+from engine.tables import RATIOS, format_table
 from engine.victim import load_victim
 from runstore.store import RunStore
 from runstore.vocab import LABELS
+
+PROBE_RATIOS = RATIOS | {"weighted f1", "probe accuracy", "original accuracy"}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -201,7 +203,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     print(f"inoculation of {victim_name} on {suite.name} ({len(test)} test items; original: "
           f"{original_path.name} {args.original_split}, {len(original)} pairs): {verdict}")
     print(format_table(["k", "probe accuracy", "original accuracy", "steps", "seconds"],
-                       [[p.k, p.probe_accuracy, p.original_accuracy, p.steps, p.seconds] for p in points]))
+                       [[p.k, p.probe_accuracy, p.original_accuracy, p.steps, p.seconds] for p in points],
+                       ratios=PROBE_RATIOS))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps({"suite": suite.name, "victim": victim_name, "outcome": verdict,
@@ -221,10 +224,12 @@ def format_summary(summary: ProbeSummary) -> str:
              f"accuracy {summary.accuracy:.3f}, weighted F1 {summary.weighted_f1:.3f}", ""]
     lines.append(format_table(["category", "items", "accuracy", "weighted F1"],
                               [[row["category"], row["items"], row["accuracy"], row["weighted_f1"]]
-                               for row in summary.by_category]))
+                               for row in summary.by_category], ratios=PROBE_RATIOS))
     for name, rows in summary.reports.items():
         if rows:
             lines += ["", name.replace("_", " ")]
             columns = list(rows[0])
-            lines.append(format_table(columns, [[row.get(c) for c in columns] for row in rows]))
+            # Every score in a suite's report is a share or an F1: three decimals.
+            lines.append(format_table(columns, [[row.get(c) for c in columns] for row in rows],
+                                      ratios=frozenset(c.lower() for c in columns)))
     return "\n".join(lines)

@@ -9,12 +9,12 @@ suite's own reports (the equivalence suite's both-direction table, RobustLR's co
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from engine.probes.record import ProbeItem
+from engine.probes.scores import weighted_f1
 from engine.probes.suites import get_suite
 from engine.victim import Victim
 from runstore.probe_runs import ProbeResult, ProbeRun
@@ -23,22 +23,6 @@ from runstore.vocab import LABELS
 
 BATCH = 64
 Progress = Callable[[int, int], None]
-
-
-def weighted_f1(gold: Sequence[str], predicted: Sequence[str]) -> float:
-    """F1 per label averaged with the label's share of ``gold`` as weight (scikit-learn's 'weighted')."""
-    if not gold:
-        return 0.0
-    total = 0.0
-    support = Counter(gold)
-    for label, count in support.items():
-        tp = sum(g == p == label for g, p in zip(gold, predicted))
-        predicted_count = sum(p == label for p in predicted)
-        precision = tp / predicted_count if predicted_count else 0.0
-        recall = tp / count
-        f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-        total += f1 * count
-    return total / len(gold)
 
 
 def item_of(result: ProbeResult, suite: str) -> ProbeItem:
