@@ -43,15 +43,13 @@ from engine.probes.logic import (
     substitute,
 )
 from engine.probes.record import ProbeItem
-from engine.probes.suites import Suite, register_suite
+from engine.probes.suites import ProbeCheckError, Suite, register_suite
 from runstore.vocab import NLILabel
 
 SUITE_NAME = "equivalence"
 TURNSTILE = " ⊢ "
 
 
-class ProbeCheckError(ValueError):
-    """An item whose label is not what the truth table of its formulas gives (a generator bug)."""
 
 
 # ---------------------------------------------------------------------------------------------

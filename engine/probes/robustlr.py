@@ -71,7 +71,7 @@ from engine.probes.prover import (
 )
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1
-from engine.probes.suites import Suite, register_suite
+from engine.probes.suites import ProbeCheckError, Suite, register_suite
 from runstore.vocab import NLILabel
 
 SUITE_NAME = "robustlr"
@@ -90,8 +90,6 @@ THEORY_ADJECTIVES = 5
 ATTEMPTS = 2000
 
 
-class ProbeCheckError(ValueError):
-    """An item or rewrite whose label the prover does not confirm (a generator bug)."""
 
 
 # ---------------------------------------------------------------------------------------------

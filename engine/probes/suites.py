@@ -37,6 +37,10 @@ class Suite:
     report: Reporter | None = None
 
 
+class ProbeCheckError(ValueError):
+    """An item whose stored label its suite's solver does not re-derive: a generator bug, never data."""
+
+
 _SUITES: dict[str, Suite] = {}
 
 
