@@ -14,6 +14,12 @@ from runstore.probe_runs import ProbeResult
 from runstore.vocab import LABELS
 
 
+def overview_frame(summaries: Sequence[ProbeSummary]) -> pd.DataFrame:
+    """Every probe run side by side: suite, victim, items, accuracy, weighted F1."""
+    return pd.DataFrame([{"run": s.run, "suite": s.suite, "victim": s.victim, "items": s.items,
+                          "accuracy": s.accuracy, "weighted F1": s.weighted_f1} for s in summaries]).set_index("run")
+
+
 def category_frame(summary: ProbeSummary) -> pd.DataFrame:
     return pd.DataFrame(summary.by_category).set_index("category")
 

@@ -57,8 +57,12 @@ class Settings:
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
     insertions_per_slot: int = 8
     # Off by default: operators whose H* the blind-labelled validity benchmark found below 80 %
-    # valid (README, "Validity"); ``none`` turns every operator on.
-    disabled_operators: str = "PerturbSyno,PerturbHyper,PerturbHypo,PerturbCoHyper,Deletion,DoubleNegation"
+    # valid, or that it has not validated yet (the conjunct edits and the equivalence laws: README,
+    # "Probes as attack operators"); ``none`` turns every operator on.
+    disabled_operators: str = (
+        "PerturbSyno,PerturbHyper,PerturbHypo,PerturbCoHyper,Deletion,DoubleNegation,"
+        "ConjunctDeletion,DisjunctDeletion,ConjunctInsertion,DisjunctInsertion,Commutation,DeMorgan"
+    )
     source_check: str = "complete"
     # The reading of "the N" in the polarity marker: nonmonotone (refers) or existential ("some N").
     definite_reading: str = "nonmonotone"

@@ -13,6 +13,7 @@ from app.probe_views import (
     comparison_figure,
     confusion_frame,
     items_frame,
+    overview_frame,
     report_frame,
 )
 from app.widgets import md_escape
@@ -68,14 +69,17 @@ with open_store() as store:
     if not runs:
         st.info("No probe run yet. Run one above, or `python -m engine probe run --suite equivalence`.")
         st.stop()
+    overview = [summarize(r, store.probe_results(r.id)) for r in runs]
+    st.subheader("All probe runs")
+    st.dataframe(overview_frame(overview), width="stretch")
     names = [r.name for r in runs]
     wanted = st.session_state.get("probe_shown") or st.query_params.get("run")
     shown = st.selectbox("Probe run", names, index=names.index(wanted) if wanted in names else len(names) - 1,
                          key="probe_shown_select")
     run = store.probe_run(shown)
     results = store.probe_results(run.id)
-    summary = summarize(run, results)
-    same_suite = [summarize(r, store.probe_results(r.id)) for r in runs if r.suite == run.suite and r.name != run.name]
+    summary = next(o for o in overview if o.run == run.name)
+    same_suite = [o for o in overview if o.suite == run.suite and o.run != run.name]
 
 cols = st.columns(4)
 cols[0].metric("Items", summary.items)

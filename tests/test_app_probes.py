@@ -55,7 +55,7 @@ def test_run_a_probe_from_the_page_and_drill_down(admin, tmp_path: Path) -> None
     assert "stored" in app.success[0].value
     metrics = {m.label: m.value for m in app.metric}
     assert int(metrics["Items"]) >= 60
-    assert app.dataframe[0].value.index.name == "category"
+    assert app.dataframe[0].value.index.name == "run" and app.dataframe[1].value.index.name == "category"
     # The tiny victim says contradiction everywhere: an equivalence is never recognised.
     assert any("Both directions" in s.value for s in app.subheader)
     category = app.selectbox(key="probe_category").options[1]

@@ -235,3 +235,27 @@ def test_markdown_and_html_in_a_data_file_show_as_text(tmp_path) -> None:
         assert main.locator("img[src*='127.0.0.1']").count() == 0
         assert main.locator("a[href*='x.png']").count() == 0  # no autolink of the bare URL either
     assert dialogs == [] and not [u for u in requested if u.endswith("/x.png") or u.endswith("/x")]
+
+
+def test_probes_page_charts_a_stored_run_and_drills_down(tmp_path, victim) -> None:
+    """An admin opens the Probes page on a stored equivalence run: per-category chart, the
+    both-direction table, and the items of one category with the victim's probabilities."""
+    from annotations import Store, auth
+    from engine.probes.equivalence import generate
+    from engine.probes.runner import run_probe
+    from engine.settings import get_settings
+
+    db = tmp_path / "probes.sqlite"
+    settings = get_settings().with_overrides(db_path=db)
+    with Store.open(db, settings) as store:
+        run_probe(store, "eq-tiny", "equivalence", generate(60, 0), victim, "tiny", "generated:n=60", 0)
+        token = auth.bootstrap_admin(store, "root")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
+        page.goto(f"{url}/probes", wait_until="networkidle")
+        sign_in_page(page, "root", token)
+        page.get_by_text("All probe runs").wait_for(timeout=90_000)
+        page.locator(".js-plotly-plot").first.wait_for(timeout=60_000)
+        page.get_by_text("Both directions").wait_for(timeout=30_000)
+        page.get_by_text("Only items the victim gets wrong").wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "probes-page.png"), full_page=True)

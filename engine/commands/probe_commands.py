@@ -70,6 +70,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     b.add_argument("--seed", type=int, default=0)
     b.set_defaults(func=cmd_baseline)
 
+    a = psub.add_parser("agreement", help="the natural-logic core's labels of the released monotonicity "
+                                          "fragments against the files' own labels")
+    a.add_argument("--data", type=Path, default=None,
+                   help="a monotonicity TSV or the fragments folder (default: settings.shared_data_dir/semantic_fragments)")
+    a.add_argument("--limit", type=int, default=None, help="the first N items of each fragment")
+    a.set_defaults(func=cmd_agreement)
+
     t = psub.add_parser("train", help="inoculation: fine-tune copies of the victim on k probe items, score each")
     t.add_argument("--suite", required=True)
     t.add_argument("--k", default="0,50,200,1000", help="training sizes, comma-separated (0: the victim as is)")
@@ -86,6 +93,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--label-map", default=None)
     t.add_argument("--epochs", type=float, default=InoculationSettings.epochs)
     t.add_argument("--learning-rate", type=float, default=InoculationSettings.learning_rate)
+    t.add_argument("--max-minutes", type=float, default=InoculationSettings.max_minutes,
+                   help="wall-clock cap of each fine-tuning run (the card records steps done)")
     t.add_argument("--out", type=Path, default=None, help="write the curve as JSON")
     t.add_argument("--plot", type=Path, default=None, help="write the curve as an SVG image")
     t.set_defaults(func=cmd_train)
@@ -180,6 +189,29 @@ def cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_agreement(args: argparse.Namespace) -> int:
+    from engine.probes.fragments import monotonicity_agreement
+
+    settings = get_settings()
+    path = args.data or settings.shared_data_dir / "semantic_fragments"
+    if not path.exists():
+        raise InputError(f"{path}: no such file or folder (give --data)")
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    result = monotonicity_agreement(path, args.limit, settings)
+    rows = [["all", *_agreement_cells(result["overall"])]]
+    rows += [[name, *_agreement_cells(scores)] for name, scores in result["by_fragment"].items()]
+    rows += [[f"{edits} edit(s)", *_agreement_cells(scores)] for edits, scores in result["by_edits"].items()]
+    print(format_table(["items of", "released", "labelled by the core", "coverage", "agree", "agreement"], rows))
+    print("commonest reasons an item is left unlabelled: "
+          + "; ".join(f"{reason} ({count})" for reason, count in result["unlabelled_reasons"].items()))
+    return 0
+
+
+def _agreement_cells(scores: dict) -> list[object]:
+    return [scores["items"], scores["labelled"], scores["coverage"], scores["agree"], scores["agreement"]]
+
+
 def cmd_train(args: argparse.Namespace) -> int:
     settings = get_settings()
     suite = get_suite(args.suite)
@@ -195,7 +227,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if len(original) > args.original_limit:
         original = random.Random(args.seed).sample(original, args.original_limit)
     victim_name = args.victim or settings.victim
-    config = InoculationSettings(epochs=args.epochs, learning_rate=args.learning_rate)
+    config = InoculationSettings(epochs=args.epochs, learning_rate=args.learning_rate, max_minutes=args.max_minutes)
     with tqdm(total=len(ks), desc=f"inoculate {suite.name}", unit="k") as bar:
         points = inoculate(victim_name, args.label_map, train, test, original, ks, settings, config,
                            progress=lambda done, _: bar.update(done - bar.n))
