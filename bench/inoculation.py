@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         dev = random.Random(args.seed).sample(dev, min(args.dev_limit, len(dev)))
         curves[fragment] = inoculate(victim, None, train, dev, original, ks, settings, config)
         points = curves[fragment]
-        print(f"\n{fragment}: {outcome(points)}")
+        print(f"\n{fragment}: {outcome(points, len(dev), len(original))}")
         print(format_table(["k", "probe accuracy", "original accuracy", "steps", "seconds"],
                            [[p.k, p.probe_accuracy, p.original_accuracy, p.steps, p.seconds] for p in points],
                            ratios=frozenset({"probe accuracy", "original accuracy"})))
@@ -74,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps({
         "victim": victim, "ks": ks, "dev_limit": args.dev_limit, "original": "snli_test.tsv TEST half",
         "original_limit": len(original), "config": asdict(config),
-        "fragments": {f: {"outcome": outcome(p), "points": [asdict(x) for x in p]} for f, p in curves.items()},
+        "fragments": {f: {"outcome": outcome(p, args.dev_limit, len(original)), "points": [asdict(x) for x in p]}
+                      for f, p in curves.items()},
     }, indent=1), encoding="utf-8")
     args.plots.mkdir(parents=True, exist_ok=True)
     for group, members in GROUPS.items():

@@ -146,6 +146,9 @@ def test_inoculation_outcomes_and_k_parsing() -> None:
         return InoculationPoint(k, probe, original, 0, 0.0)
     assert outcome([point(0, 0.4, 0.8), point(500, 0.9, 0.8)]) == "learned without loss"
     assert outcome([point(0, 0.4, 0.8), point(500, 0.9, 0.7)]) == "learned at a cost"
+    # On 200 scored items a 3-point drop is inside two standard errors: not a cost.
+    assert outcome([point(0, 0.4, 0.6), point(500, 0.9, 0.57)], 200, 200) == "learned without loss"
+    assert outcome([point(0, 0.4, 0.6), point(500, 0.9, 0.57)]) == "learned at a cost"
     assert outcome([point(0, 0.4, 0.8), point(500, 0.45, 0.8)]) == "not learned"
     assert parse_ks("1000, 0,50,50") == [0, 50, 1000]
     for bad in ("a,b", "-5", ""):

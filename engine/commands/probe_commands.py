@@ -231,7 +231,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     with tqdm(total=len(ks), desc=f"inoculate {suite.name}", unit="k") as bar:
         points = inoculate(victim_name, args.label_map, train, test, original, ks, settings, config,
                            progress=lambda done, _: bar.update(done - bar.n))
-    verdict = outcome(points)
+    verdict = outcome(points, len(test), len(original))
     print(f"inoculation of {victim_name} on {suite.name} ({len(test)} test items; original: "
           f"{original_path.name} {args.original_split}, {len(original)} pairs): {verdict}")
     print(format_table(["k", "probe accuracy", "original accuracy", "steps", "seconds"],

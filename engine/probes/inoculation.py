@@ -9,6 +9,7 @@ original benchmark drops; *not learned* when a few hundred items do not close th
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -112,13 +113,23 @@ def inoculate(victim_name: str, label_map: str | None, train: Sequence[ProbeItem
     return points
 
 
-def outcome(points: Sequence[InoculationPoint]) -> str:
-    """Liu et al.'s reading of a curve: learned without loss, learned at a cost, or not learned."""
+def outcome(points: Sequence[InoculationPoint], probe_items: int | None = None,
+            original_items: int | None = None) -> str:
+    """Liu et al.'s reading of a curve: learned without loss, learned at a cost, or not learned.
+
+    A gain or drop counts when it exceeds the fixed floor (:data:`LEARNED_GAIN`, :data:`COST_DROP`)
+    and, when the number of items scored is given, two standard errors of the k = 0 accuracy: on
+    200 items a 3-point drop is noise, not a cost.
+    """
     if len(points) < 2 or points[0].k != 0:
         return "not enough points (need k=0 and a larger k)"
     first, last = points[0], points[-1]
-    if last.probe_accuracy - first.probe_accuracy < LEARNED_GAIN:
+    if last.probe_accuracy - first.probe_accuracy < max(LEARNED_GAIN, _two_se(first.probe_accuracy, probe_items)):
         return "not learned"
-    if first.original_accuracy - last.original_accuracy > COST_DROP:
+    if first.original_accuracy - last.original_accuracy > max(COST_DROP, _two_se(first.original_accuracy, original_items)):
         return "learned at a cost"
     return "learned without loss"
+
+
+def _two_se(accuracy: float, items: int | None) -> float:
+    return 0.0 if not items else 2 * math.sqrt(accuracy * (1 - accuracy) / items)
