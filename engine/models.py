@@ -8,6 +8,9 @@ models also take ``settings.lm_dtype`` (see :func:`lm_dtype`).
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -98,7 +101,8 @@ def load_causal_lm(name: str | None = None, settings: Settings | None = None, dt
     ``settings.lm_dtype``), cached per process."""
     settings = settings or get_settings()
     _use_threads(settings)
-    return _load_causal_lm(name or settings.causal_lm, str(resolve_device(settings)), lm_dtype_name(settings, dtype))
+    return _load_causal_lm(name or settings.causal_lm, str(resolve_device(settings)), lm_dtype_name(settings, dtype),
+                           str(settings.models_dir))
 
 
 def load_masked_lm(name: str | None = None, settings: Settings | None = None) -> LoadedModel:
@@ -113,8 +117,46 @@ def load_masked_lm(name: str | None = None, settings: Settings | None = None) ->
     return _load_masked_lm(name or settings.masked_lm, str(resolve_device(settings)), lm_dtype_name(settings))
 
 
+def dequantized_gguf(gguf: Path, models_dir: Path) -> Path | None:
+    """A folder holding ``gguf`` dequantized to float32 safetensors with its tokenizer, made once.
+
+    Reading a GGUF file and converting it costs ~20 s per load (transformers walks every field of
+    the file in Python); the saved folder loads in about a second with the same float32 weights
+    and tokenizer. The folder is keyed by the file's name and size, written to a temporary folder
+    and renamed into place, so concurrent first loads (Ray workers) never read a half-written one.
+    None when ``models_dir`` cannot be written (then the GGUF file is read directly).
+    """
+    from safetensors.torch import save_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    folder = models_dir / f"{gguf.stem}-{gguf.stat().st_size}-f32"
+    if (folder / "config.json").is_file():
+        return folder
+    try:
+        models_dir.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=models_dir))
+    except OSError:
+        return None
+    try:
+        AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name).save_pretrained(staging)
+        model = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+        # transformers refuses to save a GGUF-loaded model; its weights are plain float32 by now,
+        # so the config (without the GGUF marker) and the tensors are saved as they are.
+        config = model.config
+        if hasattr(config, "quantization_config"):
+            del config.quantization_config
+        config.save_pretrained(staging)
+        save_model(model, str(staging / "model.safetensors"))
+        os.replace(staging, folder)
+    except OSError:
+        pass  # another process put its folder in place first
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return folder if (folder / "config.json").is_file() else None
+
+
 @lru_cache(maxsize=4)
-def _load_causal_lm(name: str, device: str, dtype: str) -> LoadedModel:
+def _load_causal_lm(name: str, device: str, dtype: str, models_dir: str) -> LoadedModel:
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from transformers.utils import logging as hf_logging
 
@@ -123,7 +165,8 @@ def _load_causal_lm(name: str, device: str, dtype: str) -> LoadedModel:
     target = torch.device(device)
     if name == OFFLINE:
         gguf = smollm2_gguf_path()
-        source, extra = str(gguf.parent), {"gguf_file": gguf.name}
+        cached = dequantized_gguf(gguf, Path(models_dir))
+        source, extra = (str(cached), {}) if cached else (str(gguf.parent), {"gguf_file": gguf.name})
     else:
         source, extra = _source(name), {}
     try:

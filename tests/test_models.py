@@ -127,3 +127,28 @@ def test_torch_threads_setting_is_applied_on_load(tiny_mlm_dir: Path) -> None:
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_the_gguf_is_dequantized_once_to_the_same_weights(tmp_path) -> None:
+    """The offline LM's GGUF is converted once into a float32 folder that loads to the very same
+    weights and tokenizer (so attack results do not change), and reused after that."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from engine.models import dequantized_gguf
+    from engine.resources import smollm2_gguf_path
+
+    gguf = smollm2_gguf_path()
+    folder = dequantized_gguf(gguf, tmp_path)
+    assert folder is not None and (folder / "model.safetensors").is_file()
+    assert dequantized_gguf(gguf, tmp_path) == folder
+    assert [p.name for p in tmp_path.iterdir()] == [folder.name]  # no staging folder left behind
+    direct = AutoModelForCausalLM.from_pretrained(str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32)
+    cached = AutoModelForCausalLM.from_pretrained(str(folder), dtype=torch.float32)
+    assert direct.state_dict().keys() == cached.state_dict().keys()
+    assert all(torch.equal(direct.state_dict()[k], cached.state_dict()[k]) for k in direct.state_dict())
+    text = "A man is not playing a guitar on the street."
+    assert (AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name)(text)["input_ids"]
+            == AutoTokenizer.from_pretrained(str(folder))(text)["input_ids"])
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    assert dequantized_gguf(gguf, blocked) is None  # cannot write there: the GGUF is read directly
