@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotations import Store, auth
 from engine.settings import PROJECT_ROOT, get_settings
+from tests.test_app_attack import signed_in as signed_in_page
 from tests.tiny_models import build_tiny_classifier
 
 PROBES = str(PROJECT_ROOT / "pages" / "probes.py")
@@ -30,10 +31,7 @@ def admin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
 
 
 def signed_in(name: str, token: str) -> AppTest:
-    app = AppTest.from_file(PROBES, default_timeout=300).run()
-    app.text_input[0].input(name)
-    app.text_input[1].input(token)
-    return app.button[0].click().run()
+    return signed_in_page(PROBES, name, token)
 
 
 def test_probes_page_needs_an_admin(admin) -> None:
