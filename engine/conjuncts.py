@@ -721,6 +721,17 @@ def _fits(donor: Phrase, coordination: Coordination, head: Token, present: set[s
     return donor.words[0].lower() not in ("i", "me", "he", "him", "she", "her", "we", "us", "they", "them")
 
 
+def verb_tag(sentence: ParsedSentence, head: Token) -> str:
+    """The tag to inflect a conjoined verb to: the head's, except that a "participle" with no
+    auxiliary of its own and with a subject, or conjoined to a past tense, is a past tense (VBD):
+    a tagger cannot tell past "aired" from participle "aired", and "traveled and sung" would follow."""
+    if head.xpos != "VBN" or any(_base(c.deprel) in ("aux", "cop") for c in sentence.children(head.id)):
+        return head.xpos
+    finite = (any(_base(c.deprel) == "nsubj" for c in sentence.children(head.id))
+              or _base(head.deprel) == "conj" and head.head > 0 and sentence.token(head.head).xpos == "VBD")
+    return "VBD" if finite else head.xpos
+
+
 def _candidates(sentence: ParsedSentence, coordination: Coordination, donors: Sequence[Phrase], present: set[str],
                 per_slot: int) -> list[Phrase]:
     """Up to ``per_slot`` phrases to add or substitute: fitting donors first, then the lexicon."""
@@ -728,9 +739,10 @@ def _candidates(sentence: ParsedSentence, coordination: Coordination, donors: Se
     shared = _shared_determiner(sentence, coordination)
     found = [d for d in donors if _fits(d, coordination, head, present, shared)]
     if coordination.category == "VP" and head.xpos.startswith("VB"):
+        tag = verb_tag(sentence, head)
         for lemma in VERB_LEXICON:
             verb, *rest = lemma.split()
-            form = inflect(verb, head.xpos, "VERB")
+            form = inflect(verb, tag, "VERB")
             if form:
                 found.append(lexicon_phrase(" ".join([form, *rest]), "VP", tag=head.xpos))
     found += [p for p in LEXICON.get(coordination.category, ()) if _fits(p, coordination, head, present, shared)]

@@ -182,3 +182,21 @@ def test_insertion_takes_the_premise_conjuncts(settings) -> None:
     found = candidates("Either John or Mary sings.", settings, premise="Either Sue or Tom sings.")
     texts = {c.text for c in found if c.operator == "DisjunctInsertion"}
     assert {"Either John, Mary or Sue sings.", "Either John, Mary or Tom sings."} <= texts
+
+
+def test_a_finite_verb_tagged_as_participle_inflects_its_new_conjunct_as_past() -> None:
+    """Taggers confuse past "aired" with participle "aired"; a conjunct added beside a "participle"
+    that has a subject and no auxiliary is a past tense ("sang", not "sung")."""
+    from dataclasses import replace
+
+    from engine.conjuncts import verb_tag
+    from engine.parse import ParsedSentence
+
+    sentence = parse("The finale aired on Monday and drew many viewers.")
+    aired = next(t for t in sentence.tokens if t.text == "aired")
+    assert verb_tag(sentence, aired) == aired.xpos == "VBD"
+    mistagged = ParsedSentence(sentence.text, tuple(replace(t, xpos="VBN") if t.text in ("aired", "drew") else t
+                                                    for t in sentence.tokens), sentence.parser)
+    assert verb_tag(mistagged, mistagged.token(aired.id)) == "VBD"
+    passive = parse("The show was aired and sung on Monday.")
+    assert [verb_tag(passive, t) for t in passive.tokens if t.text in ("aired", "sung")] == ["VBN", "VBN"]
