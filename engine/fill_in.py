@@ -66,9 +66,10 @@ def _fits(word: str, slot: Slot, settings: Settings) -> bool:
 def frequent_lemmas(upos: str, size: int, settings: Settings) -> tuple[str, ...]:
     """The ``size`` most frequent English content-word lemmas whose usual WordNet POS is ``upos``
     (and that read as plain English under ``settings``, e.g. its ``min_zipf``)."""
-    from lemminflect import getLemma
     from spacy.lang.en.stop_words import STOP_WORDS
     from wordfreq import top_n_list
+
+    from engine.morphology import lemmas
 
     pos = lexicon.WORDNET_POS[upos]
     skip = STOP_WORDS | NON_INTERSECTIVE | LIGHT_VERBS
@@ -76,7 +77,7 @@ def frequent_lemmas(upos: str, size: int, settings: Settings) -> tuple[str, ...]
     for word in top_n_list("en", 20000):
         if len(word) < 3 or not word.isalpha() or word in skip:
             continue
-        if (lexicon.usual_pos(word, settings) == pos and getLemma(word, upos=upos)[:1] == (word,)
+        if (lexicon.usual_pos(word, settings) == pos and lemmas(word, upos)[:1] == (word,)
                 and lexicon.plain_word(word, upos, settings)):
             out.append(word)
             if len(out) == size:

@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import re
 
-from lemminflect import getAllInflections, getInflection
-
+from engine.morphology import all_inflections, inflections, lemmas
 from engine.parse import ParsedSentence
 
 NEGATION_WORDS = frozenset({"not", "n't", "never", "no", "none", "nobody", "nothing", "neither", "nor", "without"})
@@ -42,10 +41,8 @@ def noun_head(words: list[str]) -> int:
 
 def is_plural_form(word: str) -> bool:
     """Whether a noun is already a plural form ("masses", "beings", "people")."""
-    from lemminflect import getLemma
-
-    lemmas = getLemma(word.lower(), upos="NOUN")
-    return bool(lemmas) and lemmas[0] != word.lower() or word.lower() in ("people", "police", "cattle")
+    found = lemmas(word.lower(), "NOUN")
+    return bool(found) and found[0] != word.lower() or word.lower() in ("people", "police", "cattle")
 
 
 def is_mass_noun(lemma: str) -> bool:
@@ -57,7 +54,7 @@ def is_mass_noun(lemma: str) -> bool:
     if not words:
         return False
     head = noun_head(words)
-    plural = getInflection(words[head], tag="NNS")
+    plural = inflections(words[head], "NNS")
     if not plural or plural[0] == words[head]:
         return True
     return zipf_frequency(plural[0], "en") < zipf_frequency(words[head], "en") - 2.0
@@ -77,11 +74,11 @@ def inflect(lemma: str, xpos: str, upos: str) -> str | None:
     elif upos in ("VERB", "AUX"):
         head, tag = 0, xpos if xpos.startswith("VB") else "VB"
     elif upos == "ADJ" and xpos in ("JJR", "JJS"):
-        forms = getAllInflections(words[-1], upos="ADJ").get(xpos)
+        forms = all_inflections(words[-1], "ADJ").get(xpos)
         return " ".join(words[:-1] + [forms[0]]) if forms else None
     else:
         return lemma
-    forms = getInflection(words[head], tag=tag)
+    forms = inflections(words[head], tag)
     if not forms:
         return None
     if forms[0].lower() != words[head].lower() and not attested(forms[0]):
@@ -182,6 +179,6 @@ def negate_predicate(sentence: ParsedSentence, token_id: int) -> tuple[int, tupl
         return head.id - 1, (head.text, "not")
     if head.upos != "VERB" or head.xpos not in _DO:
         return None
-    base = getInflection(head.lemma, tag="VB")
+    base = inflections(head.lemma, "VB")
     do = match_case(_DO[head.xpos], head.text)
     return head.id - 1, (do, "not", base[0] if base else head.lemma)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache, wraps
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.inflection import NEGATION_WORDS
 from engine.natlog.relations import Relation
@@ -140,16 +140,23 @@ def usual_pos(word: str, settings: Settings | None = None) -> str | None:
 def plain_word(word: str, upos: str, settings: Settings | None = None) -> bool:
     """Whether ``word`` reads as plain English in a ``upos`` slot: common enough, no pronoun, not
     profane, and (single words) usually a ``upos`` when WordNet knows it."""
-    from better_profanity import profanity
-
     settings = settings or get_settings()
     lowered = word.lower()
-    if lowered in PRONOUN_LEMMAS or not common_enough(word, settings) or profanity.contains_profanity(lowered):
+    if lowered in PRONOUN_LEMMAS or not common_enough(word, settings) or profane(lowered):
         return False
     if " " in word or "-" in word:
         return True
     usual = usual_pos(lowered, settings)
     return usual is None or usual == WORDNET_POS.get(upos, usual)
+
+
+@lru_cache(maxsize=100_000)
+def profane(word: str) -> bool:
+    """Whether ``word`` is or contains a swear word (better_profanity; memoised: its check walks
+    every listed word's spelling variants, about a millisecond a call)."""
+    from better_profanity import profanity
+
+    return bool(profanity.contains_profanity(word))
 
 
 def common_enough(word: str, settings: Settings | None = None) -> bool:
@@ -165,11 +172,11 @@ def common_enough(word: str, settings: Settings | None = None) -> bool:
 def _same_word(text: str, original: str, upos: str) -> bool:
     """The relative is the word itself, maybe inflected: "peoples" for "people" (WordNet lists
     "peoples" as a hyponym of "people"), which inflection would turn back into the same word."""
-    from lemminflect import getAllLemmas
+    from engine.morphology import all_lemmas
 
     if text.lower() == original.lower():
         return True
-    lemmas = {lemma.lower() for forms in getAllLemmas(text.lower()).values() for lemma in forms}
+    lemmas = {lemma.lower() for forms in all_lemmas(text.lower()).values() for lemma in forms}
     return original.lower() in lemmas
 
 
@@ -277,6 +284,25 @@ def synonyms(lemma: str, upos: str, settings: Settings | None = None,
     return _collect(lemma, upos, found, settings)
 
 
+def related(item: Any, *relations: str) -> list[Any]:
+    """``item``'s WordNet relatives (a synset's or a lemma's) by the named NLTK relations
+    (``"hyponyms"``, ``"antonyms"``, ...), sorted by name.
+
+    NLTK keeps pointers in sets, so its own lists come in an order that follows Python's string
+    hashing, which changes from one process to the next. Walked in that order, relatives reached
+    at the same distance displace each other and candidates are listed differently, which moves
+    LM batches, rankings and so whole attacks. Sorted, a seeded run is the same in every process.
+    """
+    found = [other for relation in relations for other in getattr(item, relation)()]
+    return sorted(found, key=_wordnet_name)
+
+
+def _wordnet_name(item: Any) -> tuple[str, str]:
+    """A synset's name, or a lemma's synset and name: a total order on WordNet objects."""
+    synset = getattr(item, "synset", None)
+    return (synset().name(), item.name()) if callable(synset) else (item.name(), "")
+
+
 def _walk(
     start: Synset, step: Callable[[Synset], Iterable[Synset]], max_hops: int,
 ) -> list[tuple[Synset, tuple[str, ...]]]:
@@ -315,7 +341,7 @@ def hypernyms(lemma: str, upos: str, settings: Settings | None = None,
     """Lemmas of hypernyms (instance hypernyms included) within the distance threshold (⊏), except
     WordNet's top noun categories (depth below ``MIN_NOUN_DEPTH``)."""
     return _related_by(
-        lemma, upos, settings, lambda s: s.hypernyms() + s.instance_hypernyms(), Relation.FORWARD, "hypernym", chosen
+        lemma, upos, settings, lambda s: related(s, "hypernyms", "instance_hypernyms"), Relation.FORWARD, "hypernym", chosen
     )
 
 
@@ -323,7 +349,7 @@ def hypernyms(lemma: str, upos: str, settings: Settings | None = None,
 def hyponyms(lemma: str, upos: str, settings: Settings | None = None,
              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Lemmas of hyponyms (not instances) within the distance threshold (⊐)."""
-    return _related_by(lemma, upos, settings, lambda s: s.hyponyms(), Relation.REVERSE, "hyponym", chosen)
+    return _related_by(lemma, upos, settings, lambda s: related(s, "hyponyms"), Relation.REVERSE, "hyponym", chosen)
 
 
 @_cached
@@ -337,8 +363,8 @@ def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None,
         LexicalRelative(render(l.name()), Relation.ALTERNATION, "co-hyponym", s.name(), sibling.name(),
                         (s.name(), parent.name(), sibling.name()))
         for s in senses(lemma, upos, settings, chosen)
-        for parent in s.hypernyms()
-        for sibling in parent.hyponyms()
+        for parent in related(s, "hypernyms")
+        for sibling in related(parent, "hyponyms")
         if sibling != s and _plain_sense(sibling) and disjoint_siblings(s, sibling)
         for l in sibling.lemmas()
     )
@@ -353,12 +379,12 @@ def antonyms(lemma: str, upos: str, settings: Settings | None = None,
     for s in senses(lemma, upos, settings, chosen):
         heads: list[tuple[Synset, tuple[str, ...]]] = [(s, (s.name(),))]
         if s.pos() == "s":
-            heads += [(h, (s.name(), h.name())) for h in s.similar_tos()]
+            heads += [(h, (s.name(), h.name())) for h in related(s, "similar_tos")]
         for head, path in heads:
             for l in head.lemmas():
                 if head == s and l.name().lower() != lemma.lower().replace(" ", "_"):
                     continue
-                for anti in l.antonyms():
+                for anti in related(l, "antonyms"):
                     target = anti.synset()
                     if not _plain_sense(target):
                         continue

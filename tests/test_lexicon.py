@@ -107,3 +107,30 @@ def test_no_hypernym_from_the_top_of_the_noun_hierarchy(settings: Settings) -> N
     assert not {"group", "grouping", "abstraction"} & lemmas(lexicon.hypernyms("people", "NOUN", settings))
     assert "person" in lemmas(lexicon.hypernyms("man", "NOUN", settings))  # person.n.01 is deep enough
     assert "move" in lemmas(lexicon.hypernyms("carry", "VERB", settings))  # verbs have shallow hierarchies
+
+
+def test_relatives_come_in_the_same_order_in_every_process() -> None:
+    """NLTK keeps WordNet pointers in sets, whose order follows Python's per-process string hashing;
+    the lexicon sorts them, so two processes with different hash seeds list the same relatives in
+    the same order (and a seeded attack is the same attack in every process)."""
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "from engine import lexicon\n"
+        "for find in (lexicon.hyponyms, lexicon.hypernyms, lexicon.co_hyponyms):\n"
+        "    print([(r.lemma, r.path) for r in find('dog', 'NOUN')])\n"
+        "print([r.lemma for r in lexicon.antonyms('hot', 'ADJ')])\n"
+        "print([s.name() for s in lexicon.related(lexicon.wordnet().synset('dog.n.01'), 'hyponyms')])\n"
+        "print([s.name() for s in lexicon.wordnet().synset('dog.n.01').hyponyms()])\n"
+    )
+    runs = [
+        subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout.splitlines()
+        for seed in ("1", "2", "3")
+    ]
+    assert runs[0][:5] == runs[1][:5] == runs[2][:5]
+    assert len(runs[0][0]) > 200  # dog has many hyponyms within two steps
+    # NLTK's own order is the one that moves (else this test would prove nothing).
+    assert len({run[5] for run in runs}) > 1

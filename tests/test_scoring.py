@@ -119,3 +119,18 @@ def test_masked_scorer_from_settings(tmp_path: Path) -> None:
     scorer = build_scorer(get_settings().with_overrides(masked_lm=str(folder), scorer="masked"))
     assert isinstance(scorer, MaskedLMScorer)
     assert all(math.isfinite(s) for s in scorer.score(SENTENCES[:2]))
+
+
+def test_token_nll_in_chunks_is_exactly_one_flat_cross_entropy() -> None:
+    """The chunked per-position NLL gives bit for bit what one cross-entropy over the whole
+    flattened batch gives, for any width (one row per chunk, several rows, a ragged last chunk)."""
+    from engine.scoring import NLL_CHUNK_TOKENS, _token_nll
+
+    generator = torch.Generator().manual_seed(0)
+    for rows, width in ((7, 5), (3, NLL_CHUNK_TOKENS + 3), (11, 2)):
+        logits = torch.randn((rows, width, 301), generator=generator).to(torch.bfloat16)
+        ids = torch.randint(0, 301, (rows, width), generator=generator)
+        flat = torch.nn.functional.cross_entropy(
+            logits[:, :-1].reshape(-1, 301).float(), ids[:, 1:].reshape(-1), reduction="none"
+        ).view(rows, width - 1)
+        assert torch.equal(_token_nll(logits, ids), flat)

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from lemminflect import getLemma
-
 from engine import lexicon
 from engine.edits import Edit, EditContext, Slot
 from engine.inflection import match_case
+from engine.morphology import lemmas
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
 from engine.operators.base import EditOperator, Level, register_operator
@@ -58,7 +57,7 @@ class AltLM(EditOperator):
             sense = reader.synset(chosen[0])
             kept = 0
             for word in words:
-                lemma = getLemma(word.lower(), upos="NOUN")[0]  # "ways" is the plural of "way", not WordNet's slipway
+                lemma = lemmas(word.lower(), "NOUN")[0]  # "ways" is the plural of "way", not WordNet's slipway
                 if kept < ctx.settings.alt_lm_top and lexicon.disjoint_words(sense, lemma, ctx.settings):
                     kept += 1
                     yield slot.index, Edit(slot.index, slot.index + 1, (match_case(word, tok.token.text),),

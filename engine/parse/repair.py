@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from lemminflect import getAllLemmas, getInflection
-
+from engine.morphology import all_lemmas, inflections
 from engine.parse.sentence import ParsedSentence, Token
 
 # Per token: finite verb tag -> tagger score of that tag minus the token's best score (<= 0).
@@ -73,8 +72,8 @@ def _subject_tags(sentence: ParsedSentence, subject: Token) -> tuple[str, ...]:
 def verb_lemma(word: str, tag: str) -> str | None:
     """The verb lemma of which ``word`` is the ``tag`` form (lemminflect), or None."""
     lower = word.lower()
-    for lemma in getAllLemmas(lower).get("VERB", ()):
-        if lower in getInflection(lemma, tag):
+    for lemma in all_lemmas(lower).get("VERB", ()):
+        if lower in inflections(lemma, tag):
             return lemma
     return None
 
@@ -84,7 +83,7 @@ def checked_lemma(text: str, lemma: str, upos: str, xpos: str) -> str:
     not a form of "rid": it is "ride"); other words keep theirs."""
     if upos not in ("VERB", "AUX") or not xpos.startswith("VB") or xpos == "VB" and text.lower() == lemma.lower():
         return lemma
-    if text.lower() in getInflection(lemma.lower(), xpos) or lemma.lower() == "be":
+    if text.lower() in inflections(lemma.lower(), xpos) or lemma.lower() == "be":
         return lemma
     return verb_lemma(text, xpos) or lemma
 
