@@ -48,8 +48,20 @@ def fingerprint(store: RunStore, name: str) -> list[tuple]:
             for a in sorted(store.attacks(store.run(name).id, with_trace=False), key=lambda a: a.record.pair_index)]
 
 
-def test_two_ray_workers_match_one_process_and_resume(cluster, slice_file: Path, victim_folder: str, settings,
+@pytest.fixture
+def one_thread(settings):
+    """Settings with one torch thread, as a Ray actor runs: bfloat16 scores depend on the thread
+    count, so the single-process reference must use the actors' (README, *Distributed runs*)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    yield settings.with_overrides(torch_threads=1)
+    torch.set_num_threads(threads)
+
+
+def test_two_ray_workers_match_one_process_and_resume(cluster, slice_file: Path, victim_folder: str, one_thread,
                                                       tmp_path: Path) -> None:
+    settings = one_thread
     setup = get_setup("C2E")
     db = tmp_path / "runs.sqlite"
     with RunStore.open(db) as store:
