@@ -40,7 +40,10 @@ apt:
 	  else echo "note: Debian packages missing:$$missing (install them, or let nltk.download fetch WordNet)"; fi; \
 	fi
 
+# On a fresh machine the offline victim is not trained yet: queue its training for the store's worker
+# (it starts in the background; the pages show its progress), then serve the app at once.
 run: setup
+	-$(PY) -m engine train-victim --queue
 	$(PY) -m streamlit run app/main.py --server.port $(PORT)
 
 # Static checks first (seconds), then the suite.

@@ -24,8 +24,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from engine.errors import InputError
@@ -285,6 +286,39 @@ def hash_split(pair: NLIPair) -> str:
     """
     digest = hashlib.sha1(f"{pair.source}\t{pair.pair_id}".encode()).digest()
     return HASH_SPLITS[digest[0] & 1]
+
+
+def file_digest(path: str | Path) -> str:
+    """The sha256 (hex) of a file's content: what identifies a data file, whatever folder or
+    checkout it lies in (memoised per path, size and modification time)."""
+    path = Path(path).resolve()
+    try:
+        stat = path.stat()
+    except OSError:
+        raise InputError(f"{path}: no such file") from None
+    return _digest(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _digest(path: str, size: int, mtime_ns: int) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def pair_key(premise: str, hypothesis: str) -> str:
+    """A short key of a (premise, hypothesis) text pair, the same in every file and format."""
+    return hashlib.sha1(f"{' '.join(premise.split())}\t{' '.join(hypothesis.split())}".encode()).hexdigest()[:16]
+
+
+def pairs_digest(pairs: Iterable[NLIPair]) -> str:
+    """The sha256 of a list of pairs' texts and labels, in order (a training sample's identity)."""
+    h = hashlib.sha256()
+    for pair in pairs:
+        h.update(f"{pair.premise}\t{pair.hypothesis}\t{pair.label}\n".encode())
+    return h.hexdigest()
 
 
 DATA_SUFFIXES = (".tsv", ".txt", ".jsonl", ".json")

@@ -26,9 +26,9 @@ from engine.attack import AttackTools, attack_pair, with_alt_lm
 from engine.datasets import NLIPair, read_pairs
 from engine.errors import InputError
 from engine.natlog.setups import Setup, get_setup
-from engine.runner import RunReport, run_config, select_pairs
+from engine.runner import RunReport, alt_lm_in_use, start_run
 from engine.settings import Settings
-from engine.victim import load_victim
+from engine.victim import load_victim, victim_labels, victim_location
 from runstore.records import AttackRecord
 from runstore.store import RunStore
 from runstore.vocab import AttackStatus
@@ -81,16 +81,19 @@ def run_attacks_distributed(
     store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, settings: Settings, *,
     workers: int, address: str | None = None, label_map: str | None = None, alt_lm: bool | None = None,
     limit: int | None = None, seed: int = 0, split: str | None = None, pairs: Sequence[NLIPair] | None = None,
-    gpus_per_worker: float = 0.0, progress: bool = True,
+    gpus_per_worker: float = 0.0, progress: bool = True, include_trained: bool = False,
 ) -> RunReport:
     """:func:`engine.runner.run_attacks` over ``workers`` Ray actors, with this process as the one writer."""
     if workers < 1:
         raise InputError("--workers must be at least 1")
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
-    chosen = select_pairs(pairs, setup, limit, seed)
+    location = victim_location(victim_name, settings)
+    # The same identity as a local run's (a run started here resumes locally and the other way round).
+    run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, location,
+                            victim_labels(location, label_map), settings,
+                            alt_lm_in_use(settings, with_alt_lm(settings, alt_lm).alt_lm != "none"),
+                            limit=limit, seed=seed, split=split, pairs=pairs, include_trained=include_trained)
     ray = start_ray(workers, address)
-    alt = with_alt_lm(settings, alt_lm).alt_lm
-    run = store.start_run(run_name, setup.name, victim_name, data, fmt, seed, run_config(settings, limit, split, alt))
     done = store.done_pair_indices(run.id)
     queue = [(k, p) for k, p in chosen if k not in done]
     began = time.monotonic()

@@ -82,6 +82,18 @@ class RunMetrics:
     qn_median: float | None
     ppl_mean: float | None
     seconds: float
+    #: the run's recipe hash (``engine report --diff A B`` says how two recipes differ)
+    recipe: str = ""
+    #: whether pairs the victim trained on were left out, ``included`` (asked for), or ``unknown``
+    trained_pairs: str = "unknown"
+
+
+def trained_pairs_mark(config: Mapping[str, object]) -> str:
+    """How a run treated the pairs its victim trained on, from its stored identity."""
+    data = config.get("data")
+    if not isinstance(data, Mapping):
+        return "unknown"  # stored before runs recorded it
+    return "INCLUDED" if data.get("include_trained") else "left out"
 
 
 @dataclass(frozen=True)
@@ -102,7 +114,7 @@ def _mean(values: Sequence[float]) -> float | None:
 
 
 def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[StoredAttack],
-              human: HumanValidation | None = None) -> RunMetrics:
+              human: HumanValidation | None = None, config: Mapping[str, object] | None = None) -> RunMetrics:
     """Metrics of one run's attacks, with its human validation when there is one."""
     records = [a.record for a in attacks]
     attacked = [r for r in records if r.status != AttackStatus.SKIPPED]
@@ -119,6 +131,7 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
         judged=human.judged if human else 0, coverage=human.coverage if human else None,
         qn_mean=_mean(queries), qn_median=statistics.median(queries) if queries else None,
         ppl_mean=_mean(ppl), seconds=round(seconds, 1),
+        recipe=str((config or {}).get("recipe_hash") or ""), trained_pairs=trained_pairs_mark(config or {}),
     )
 
 
@@ -142,7 +155,7 @@ def _metrics(loaded: Sequence[tuple[Run, list[StoredAttack]]],
     human = human or {}
     out = []
     for r, attacks in loaded:
-        out.append(summarize(r.name, r.setup, r.victim, Path(r.data_path).name, attacks, human.get(r.name)))
+        out.append(summarize(r.name, r.setup, r.victim, Path(r.data_path).name, attacks, human.get(r.name), r.config))
     return out
 
 

@@ -2,13 +2,16 @@
 
 Each ``check_*`` function returns a :class:`Resource` saying whether the
 resource was found, where, and what to do when it is missing; ``provision``
-installs what can be installed from here. ``python -m engine doctor`` prints
-the checks.
+installs what can be installed from here, offline first: WordNet is copied from
+Debian's files in /usr/share/wordnet (packages wordnet-base + wordnet-sense-index,
+installed with apt-get when running as root), and ``nltk.download`` is tried only
+when no Debian copy can be had. ``python -m engine doctor`` prints the checks.
 """
 
 from __future__ import annotations
 
 import importlib.util
+import io
 import os
 import shutil
 import subprocess
@@ -93,8 +96,8 @@ def check_wordnet(settings: Settings) -> Resource:
         except LookupError:
             return Resource(
                 "wordnet", False, "",
-                "run `make setup` (tries nltk.download('wordnet'), then copies the Debian "
-                f"packages {' + '.join(WORDNET_DEBIAN_PACKAGES)} from {WORDNET_DEBIAN_DIR})",
+                f"run `make setup` (copies the Debian packages {' + '.join(WORDNET_DEBIAN_PACKAGES)} "
+                f"from {WORDNET_DEBIAN_DIR}, then tries nltk.download('wordnet') only if they are missing)",
             )
     folder = Path(str(location))
     if folder.is_dir() and not (folder / "cntlist.rev").is_file():
@@ -127,22 +130,51 @@ def install_wordnet_from_debian(settings: Settings, source: Path = WORDNET_DEBIA
 
 
 def provision_wordnet(settings: Settings) -> Resource:
-    """Make WordNet available: already there, ``nltk.download``, or the Debian files."""
+    """Make WordNet available without the network where an offline copy exists.
+
+    In order: the copy NLTK already finds (the project's ``nltk_data`` first); else Debian's
+    files, copied by :func:`install_wordnet_from_debian` (which runs apt-get when root); only if
+    that fails, ``nltk.download('wordnet')``, quietly. Raises :class:`ResourceError` with a
+    one-line message when all of them fail.
+    """
     status = check_wordnet(settings)
     if status.found:
         return status
+    try:
+        install_wordnet_from_debian(settings)
+    except (ResourceError, OSError) as exc:
+        debian = str(exc)
+    else:
+        status = check_wordnet(settings)
+        if status.found:
+            return status
+        debian = f"the copy made from {WORDNET_DEBIAN_DIR} is not readable by NLTK ({status.fix})"
+    download = _download_wordnet(settings)
+    status = check_wordnet(settings)
+    if status.found:
+        return status
+    raise ResourceError(_one_line(f"WordNet could not be provisioned: {debian}; {download}"))
+
+
+def _download_wordnet(settings: Settings) -> str:
+    """Try ``nltk.download('wordnet')`` into the project's ``nltk_data``, printing nothing;
+    return what happened, in words (no traceback escapes)."""
     import nltk
 
-    settings.nltk_data.mkdir(parents=True, exist_ok=True)
+    errors = io.StringIO()
     try:
-        nltk.download("wordnet", download_dir=str(settings.nltk_data), quiet=True, raise_on_error=True)
-    except Exception:  # noqa: BLE001 - any download failure falls through to the offline copy
-        pass
-    status = check_wordnet(settings)
-    if status.found:
-        return status
-    install_wordnet_from_debian(settings)
-    return check_wordnet(settings)
+        settings.nltk_data.mkdir(parents=True, exist_ok=True)
+        done = nltk.download("wordnet", download_dir=str(settings.nltk_data), quiet=True,
+                             raise_on_error=True, print_error_to=errors)
+    except Exception as exc:  # noqa: BLE001 - any download failure is reported in one line
+        return f"nltk.download('wordnet') failed: {exc}"
+    if not done:
+        return f"nltk.download('wordnet') failed: {errors.getvalue().strip() or 'no reason given'}"
+    return "nltk.download('wordnet') ran but NLTK still does not find WordNet"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def check_spacy_model(settings: Settings) -> Resource:

@@ -72,6 +72,9 @@ class Settings:
     fluency_floor: float = 3.0
     insertion_cost: float = 3.0
     torch_threads: int = 0
+    # Pages that need the offline victim queue its training when it is missing (``make run`` queues it
+    # too); off: they say how to train it.
+    auto_train_victim: bool = True
     annotations_k: int = 3
     annotations_gold_percent: int = 10
     annotations_lease_s: int = 900
@@ -86,10 +89,18 @@ class Settings:
 _FIELD_TYPES = {f.name: f.type for f in fields(Settings)}
 
 
-def _coerce(name: str, value: object) -> Path | int | float | str:
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _coerce(name: str, value: object) -> Path | bool | int | float | str:
     if name not in _FIELD_TYPES:
         raise SettingsError(f"unknown setting {name!r}; known: {', '.join(sorted(_FIELD_TYPES))}")
     kind = _FIELD_TYPES[name]
+    if kind == "bool":
+        text = str(value).strip().lower()
+        if isinstance(value, bool) or text in _TRUE + _FALSE:
+            return value if isinstance(value, bool) else text in _TRUE
+        raise SettingsError(f"setting {name!r}: cannot read {value!r} as a yes/no value ({', '.join(_TRUE + _FALSE)})")
     try:
         if kind == "Path":
             path = Path(str(value)).expanduser()

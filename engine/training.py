@@ -3,29 +3,38 @@
 The trained model is saved with its tokenizer, ``config.id2label`` in :data:`LABELS` order, and
 a model card (``README.md`` + ``training.json``: data used, hyperparameters, dev and held-out
 accuracy per label). A folder whose ``training.json`` records the same recipe is reused.
+
+Reproducible from any checkout: a data file is identified by its name and content hash (never its
+absolute path), samples are seeded by the seed and that hash, the backbone by the hash of its
+weights, and the card records the hash of the training pairs. ``trained_pairs.txt`` beside the
+weights lists the key (:func:`engine.datasets.pair_key`) of every pair the model trained on, so
+that attacks can leave them out (:func:`trained_pair_keys`).
 """
 
 from __future__ import annotations
 
 import json
 import random
+import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import torch
 from tqdm import tqdm
 
-from engine.datasets import NLIPair, read_pairs
+from engine.datasets import NLIPair, file_digest, pair_key, pairs_digest, read_pairs
 from engine.errors import InputError
 from engine.models import resolve_device
+from engine.recipe import model_identity
 from engine.resources import minilm_path
 from engine.settings import Settings
 from engine.victim import Victim, offline_victim_dir
 from runstore.vocab import LABELS
 
 CARD_FILE = "training.json"
+TRAINED_PAIRS_FILE = "trained_pairs.txt"
 
 
 @dataclass(frozen=True)
@@ -58,9 +67,11 @@ class DataSource:
         return cls(path, values.get("format", "auto"), values.get("split"), limit)
 
     def load(self, seed: int) -> list[NLIPair]:
+        """The source's pairs; with ``limit``, a sample seeded by ``seed`` and the file's content
+        (the same sample from any folder the file is read from)."""
         pairs = read_pairs(self.path, self.fmt, self.split)
         if self.limit is not None and self.limit < len(pairs):
-            pairs = random.Random(f"{seed}:{self.path}").sample(pairs, self.limit)
+            pairs = random.Random(f"{seed}:{file_digest(self.path)}").sample(pairs, self.limit)
         return pairs
 
     @property
@@ -69,7 +80,9 @@ class DataSource:
         return f"{self.path.parent.name}/{self.path.name}" + (f":{self.split}" if self.split else "")
 
     def describe(self) -> dict[str, object]:
-        return {"path": str(self.path), "format": self.fmt, "split": self.split, "limit": self.limit}
+        """What identifies the source: file name and content hash, format, split, sample size."""
+        return {"file": self.path.name, "sha256": file_digest(self.path), "format": self.fmt, "split": self.split,
+                "limit": self.limit}
 
 
 # The offline victim's recipe: the TRAIN half of SNLI test (hash split) and SICK TRAIN/TRIAL;
@@ -104,11 +117,14 @@ class TrainConfig:
     balance: bool = True
     dev_fraction: float = 0.05
     seed: int = 13
-    max_minutes: float = 13.0
+    # A safety limit: a run stopped by the clock is not reproducible (the card says so), so the
+    # offline recipe's planned steps end far inside it (197 s to 13 min on 2 cores).
+    max_minutes: float = 60.0
 
     def key(self) -> dict[str, object]:
         data = asdict(self)
         data["train"] = [s.describe() for s in self.train]
+        data["backbone"] = backbone_identity(self.backbone)
         return json.loads(json.dumps(data, default=str))
 
 
@@ -152,6 +168,22 @@ def backbone_location(backbone: str) -> str:
     return str(minilm_path()) if backbone == "offline" else backbone
 
 
+def backbone_identity(backbone: str) -> str:
+    """``offline`` as it is; a local folder by the hash of its weights; a hub id as it is."""
+    if backbone == "offline":
+        return backbone
+    return model_identity(str(Path(backbone).expanduser())) if Path(backbone).expanduser().is_dir() else backbone
+
+
+def trained_pair_keys(folder: str | Path) -> frozenset[str] | None:
+    """The keys of the pairs the model in ``folder`` trained on (None when it has no such list:
+    a hub model, or a folder trained elsewhere)."""
+    path = Path(folder) / TRAINED_PAIRS_FILE
+    if not path.is_file():
+        return None
+    return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
 def default_output(config: TrainConfig, settings: Settings) -> Path:
     """``settings.models_dir/victim-offline`` for the offline backbone, else one folder per backbone."""
     if config.backbone == "offline":
@@ -190,6 +222,10 @@ def _progress(step: int, total_steps: int, elapsed: float, budget: float) -> flo
     return max(step / total_steps, elapsed / budget)
 
 
+class TrainingStopped(InputError):
+    """Training was cancelled; nothing was saved."""
+
+
 @dataclass(frozen=True)
 class FineTuneRun:
     """What one training loop did."""
@@ -201,8 +237,12 @@ class FineTuneRun:
 
 
 def fine_tune(model, tokenizer, train: Sequence[NLIPair], config: TrainConfig, device: torch.device,
-              labels: Sequence[str] = LABELS, progress: bool = True, desc: str = "train-victim") -> FineTuneRun:
+              labels: Sequence[str] = LABELS, progress: bool = True, desc: str = "train-victim",
+              on_step: Callable[[int, int], None] | None = None,
+              should_stop: Callable[[], bool] | None = None) -> FineTuneRun:
     """Train ``model`` in place on ``train`` (output index k is ``labels[k]``); the caller seeds torch.
+    ``on_step(step, planned)`` is called after each step; a True from ``should_stop()`` raises
+    :class:`TrainingStopped`.
 
     The learning rate warms up over the first tenth of the steps, then decays linearly to zero over
     the planned steps or ``config.max_minutes``, whichever ends first.
@@ -243,6 +283,11 @@ def fine_tune(model, tokenizer, train: Sequence[NLIPair], config: TrainConfig, d
             losses.append(loss.item())
             step += 1
             bar.update(1)
+            if on_step is not None:
+                on_step(step, total_steps)
+            if should_stop is not None and should_stop():
+                bar.close()
+                raise TrainingStopped(f"training stopped on request after {step} of {total_steps} steps")
             bar.set_postfix(loss=f"{sum(losses[-50:]) / len(losses[-50:]):.3f}")
     bar.close()
     model.eval()
@@ -252,11 +297,13 @@ def fine_tune(model, tokenizer, train: Sequence[NLIPair], config: TrainConfig, d
 def train_victim(
     config: TrainConfig, settings: Settings, output: Path | None = None,
     evaluation: Sequence[DataSource] = (), force: bool = False, progress: bool = True,
+    on_step: Callable[[int, int], None] | None = None, should_stop: Callable[[], bool] | None = None,
 ) -> TrainResult:
     """Fine-tune ``config.backbone`` on ``config.train``, save it with a model card, and return it.
 
     The learning rate decays linearly to zero over the planned steps or ``config.max_minutes``,
-    whichever ends first; stopping at the time limit is recorded in the card.
+    whichever ends first; stopping at the time limit is recorded in the card. The model is written
+    to a sibling folder and moved into ``output`` when complete, so a reader never sees half a model.
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -282,20 +329,26 @@ def train_victim(
         id2label=dict(enumerate(LABELS)), label2id={label: k for k, label in enumerate(LABELS)},
     )
     device = resolve_device(settings)
-    run = fine_tune(model, tokenizer, train, config, device, progress=progress)
+    run = fine_tune(model, tokenizer, train, config, device, progress=progress, on_step=on_step,
+                    should_stop=should_stop)
     step, losses, seconds = run.steps, run.losses, run.seconds
     total_steps = run.planned_steps
-    output.mkdir(parents=True, exist_ok=True)
+    final, output = output, output.with_name(output.name + ".partial")
+    shutil.rmtree(output, ignore_errors=True)
+    output.mkdir(parents=True)
     model.save_pretrained(output)
     tokenizer.save_pretrained(output)
 
-    victim = Victim(model, tokenizer, LABELS, name=str(output), device=device)
+    victim = Victim(model, tokenizer, LABELS, name=str(final), device=device)
     results = {"dev": asdict(evaluate(victim, dev))}
     for source in evaluation:
         results[source.name] = asdict(evaluate(victim, source.load(config.seed)))
+    (output / TRAINED_PAIRS_FILE).write_text(
+        "".join(f"{key}\n" for key in sorted({pair_key(p.premise, p.hypothesis) for p in train})), encoding="utf-8")
     card = {
         "config": config.key(),
-        "backbone_location": location,
+        "train_pairs_sha256": pairs_digest(train),
+        "dev_pairs_sha256": pairs_digest(dev),
         "train_pairs": len(train),
         "dev_pairs": len(dev),
         "pairs_per_source": {source.name: len(part) for source, part in loaded},
@@ -309,9 +362,11 @@ def train_victim(
         "device": str(device),
         "accuracy": results,
     }
-    card_path.write_text(json.dumps(card, indent=1), encoding="utf-8")
+    (output / CARD_FILE).write_text(json.dumps(card, indent=1), encoding="utf-8")
     (output / "README.md").write_text(model_card_markdown(card), encoding="utf-8")
-    return TrainResult(output, False, card)
+    shutil.rmtree(final, ignore_errors=True)
+    output.rename(final)
+    return TrainResult(final, False, card)
 
 
 def model_card_markdown(card: dict) -> str:
@@ -319,7 +374,7 @@ def model_card_markdown(card: dict) -> str:
     config = card["config"]
     lines = [
         "# NLI victim (NatLog Studio `train-victim`)", "",
-        f"Backbone: `{config['backbone']}` ({card['backbone_location']}); labels {', '.join(LABELS)}.",
+        f"Backbone: `{config['backbone']}`; labels {', '.join(LABELS)}.",
         f"Trained {card['steps']} of {card['planned_steps']} planned steps in {card['train_seconds']} s on "
         f"{card['device']} (batch {config['batch_size']}, lr {config['learning_rate']}, "
         f"{config['epochs']} epochs planned"
@@ -329,7 +384,9 @@ def model_card_markdown(card: dict) -> str:
     lines += [f"- `{path}`: {n} pairs" for path, n in card["pairs_per_source"].items()]
     if card["balanced_per_label"]:
         lines.append(f"- balanced: a seeded sample of {card['balanced_per_label']} pairs per label (before the dev split)")
-    lines += [f"- dev split: {card['dev_pairs']} pairs held out of the mix above", "",
+    lines += [f"- dev split: {card['dev_pairs']} pairs held out of the mix above",
+              f"- training pairs (in order) sha256 `{card['train_pairs_sha256']}`; their keys are in "
+              f"`{TRAINED_PAIRS_FILE}` (attacks leave them out)", "",
               "## Accuracy", "", "| data | pairs | accuracy | " + " | ".join(LABELS) + " |",
               "|---|---|---|" + "---|" * len(LABELS)]
     for name, acc in card["accuracy"].items():

@@ -194,9 +194,10 @@ def victim_location(name: str, settings: Settings) -> str:
     return name
 
 
-@lru_cache(maxsize=4)
-def _load(location: str, label_map: str | None, device: str) -> Victim:
-    from transformers import AutoConfig, AutoModelForSequenceClassification, AutoTokenizer
+def victim_labels(location: str, label_map: str | None = None) -> tuple[str, ...]:
+    """The NLI label of each output of the model at ``location``, read from its config alone
+    (no weights are loaded); unmappable labels are an InputError."""
+    from transformers import AutoConfig
 
     try:
         config = AutoConfig.from_pretrained(location)
@@ -205,7 +206,14 @@ def _load(location: str, label_map: str | None, device: str) -> Victim:
             f"cannot load victim {location!r}: not a local model folder, and the Hugging Face Hub "
             f"could not provide it ({str(exc).splitlines()[0]})"
         ) from exc
-    labels = resolve_labels(dict(config.id2label or {}), int(config.num_labels), label_map)
+    return resolve_labels(dict(config.id2label or {}), int(config.num_labels), label_map)
+
+
+@lru_cache(maxsize=4)
+def _load(location: str, label_map: str | None, device: str) -> Victim:
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    labels = victim_labels(location, label_map)
     model = AutoModelForSequenceClassification.from_pretrained(location)
     tokenizer = AutoTokenizer.from_pretrained(location)
     return Victim(model, tokenizer, labels, name=location, device=torch.device(device))

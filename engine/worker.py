@@ -13,6 +13,7 @@ import fcntl
 import os
 import subprocess
 import sys
+import time
 import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,12 +26,13 @@ from engine.natlog.setups import get_setup
 from engine.resources import ResourceError
 from engine.runner import run_attacks
 from engine.settings import Settings
-from engine.victim import load_victim
+from engine.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, TrainingStopped, train_victim
+from engine.victim import load_victim, offline_victim_dir
 from runstore import jobs
 from runstore.store import RunStore
 
 #: The keys of a job's spec (the Runs page and ``engine attack`` fill the same parameters).
-SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed")
+SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed", "include_trained")
 
 
 def lock_path(db_path: Path) -> Path:
@@ -92,12 +94,71 @@ def execute(store: RunStore, job: jobs.Job, settings: Settings, tools: AttackToo
         split=spec.get("split") or None, progress=False,
         should_stop=lambda: jobs.cancel_requested(store, job.id),
         on_start=lambda run, total: jobs.set_total(store, job.id, total),
+        include_trained=bool(spec.get("include_trained")),
     )
     status = "cancelled" if report.stopped else "done"
     message = (f"{report.attacked} attacked, {report.successful} successful, {report.skipped} skipped"
                + (" (stopped on request; queue it again to resume)" if report.stopped else ""))
     jobs.finish(store, job.id, status, message)
     return status
+
+
+TRAIN_JOB = "train-victim"
+TRAIN_JOB_NAME = "offline victim"
+
+
+def offline_training(settings: Settings, backbone: str | None = None) -> tuple[TrainConfig, list[DataSource]]:
+    """The offline victim's recipe (:data:`engine.training.OFFLINE_TRAIN`) on ``backbone`` (default
+    ``settings.backbone``), with its held-out evaluation; an InputError when the shared data is missing."""
+    base = settings.shared_data_dir
+    if not base.is_dir():
+        raise InputError(f"the offline victim trains on the shared NLI data, not found at {base} "
+                         "(set NATLOG_SHARED_DATA_DIR, or use a hub victim)")
+    config = TrainConfig(backbone=backbone or settings.backbone,
+                         train=tuple(DataSource.parse(spec, base) for spec in OFFLINE_TRAIN))
+    return config, [DataSource.parse(spec, base) for spec in OFFLINE_EVAL]
+
+
+def offline_victim_ready(settings: Settings) -> bool:
+    """Whether the offline victim is trained (its folder is complete)."""
+    return (offline_victim_dir(settings) / "config.json").is_file()
+
+
+def queue_offline_victim(store: RunStore, settings: Settings, backbone: str | None = None) -> jobs.Job | None:
+    """Queue the offline victim's training unless it is trained or already queued; returns the open
+    training job (None when the victim is ready). The caller starts a worker."""
+    if offline_victim_ready(settings):
+        return None
+    current = jobs.open_job(store, TRAIN_JOB)
+    if current is not None:
+        return current
+    offline_training(settings, backbone)  # refuse now, in one line, when the data is missing
+    return jobs.enqueue(store, TRAIN_JOB_NAME, {"backbone": backbone or settings.backbone}, kind=TRAIN_JOB)
+
+
+def execute_training(store: RunStore, job: jobs.Job, settings: Settings) -> str:
+    """Train the offline victim for a claimed ``train-victim`` job, reporting its steps."""
+    config, evaluation = offline_training(settings, job.spec.get("backbone"))
+    last = [0.0]
+
+    def on_step(step: int, total: int) -> None:
+        now = time.monotonic()
+        if step == total or now - last[0] >= 1.0:  # one write a second at most
+            last[0] = now
+            jobs.set_progress(store, job.id, step, total)
+
+    try:
+        result = train_victim(config, settings, offline_victim_dir(settings), evaluation, progress=False,
+                              on_step=on_step, should_stop=lambda: jobs.cancel_requested(store, job.id))
+    except TrainingStopped as exc:
+        jobs.finish(store, job.id, "cancelled", str(exc))
+        return "cancelled"
+    card = result.card
+    held_out = "; ".join(f"{name} {acc['accuracy']:.3f}" for name, acc in card["accuracy"].items())  # type: ignore[attr-defined]
+    jobs.finish(store, job.id, "done", ("reused the trained victim" if result.reused else
+                                        f"trained {card['steps']} steps in {card['train_seconds']} s") +
+                f"; accuracy {held_out}")
+    return "done"
 
 
 def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = None) -> int:
@@ -111,6 +172,9 @@ def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = No
             while (job := jobs.claim_next(store, os.getpid())) is not None:
                 ran += 1
                 try:
+                    if job.kind == TRAIN_JOB:
+                        execute_training(store, job, settings)
+                        continue
                     tools = tools or AttackTools.build(settings)  # the LMs load once for every job
                     execute(store, job, settings, tools)
                 except (InputError, ResourceError) as exc:

@@ -6,14 +6,17 @@ import streamlit as st
 
 from app import cached
 from app.auth import admin_session, open_store
+from app.victim_gate import victim_ready
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure
 from engine.attack import AttackSearch, Round, start_search
 from engine.constraints import describe_by_operator, describe_rejected
-from engine.datasets import FORMATS, NLIPair, data_folders, inside_folders, read_pairs
+from engine.datasets import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
 from engine.errors import InputError
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.resources import ResourceError
+from engine.training import trained_pair_keys
+from engine.victim import victim_location
 from runstore.vocab import LABELS, AttackStatus
 
 STATE = "attack_search"
@@ -56,6 +59,15 @@ def load_pairs(path: str, fmt: str, mtime: float) -> list[NLIPair]:
     return read_pairs(path, fmt)
 
 
+def trained_keys(victim_name: str) -> frozenset[str]:
+    """The pairs the victim trained on (its ``trained_pairs.txt``), none when it lists none or is
+    not trained yet."""
+    try:
+        return trained_pair_keys(victim_location(victim_name.strip() or settings.victim, settings)) or frozenset()
+    except (InputError, ResourceError):
+        return frozenset()
+
+
 def choose_pair() -> tuple[str, str, str] | None:
     """The (premise, hypothesis, gold label) to attack, from a data file or typed in."""
     source = st.radio("Pair", ["From a data file", "Type a pair"], horizontal=True, key="pair_source")
@@ -82,6 +94,16 @@ def choose_pair() -> tuple[str, str, str] | None:
         return None
     if not pairs:
         st.error(f"{md_escape(str(file))} holds no labelled pairs.")
+        return None
+    trained = trained_keys(st.session_state.get("victim", settings.victim))
+    hidden = sum(1 for p in pairs if pair_key(p.premise, p.hypothesis) in trained)
+    if hidden and not st.checkbox(f"Include the {hidden} pairs the victim trained on", key="include_trained",
+                                  help="Hidden by default: attacking a pair the victim learnt measures memory, "
+                                       "not reasoning (its model card lists them)."):
+        pairs = [p for p in pairs if pair_key(p.premise, p.hypothesis) not in trained]
+        st.caption(f"{hidden} pairs of this file are hidden: the victim trained on them.")
+    if not pairs:
+        st.error("The victim trained on every pair of this file: include them above, or choose another file.")
         return None
     index = st.number_input(f"Pair index (0 – {len(pairs) - 1})", 0, len(pairs) - 1, min(1, len(pairs) - 1),
                             key="pair_index")
@@ -145,7 +167,8 @@ with st.container(border=True):
     options = [s.name for s in setups_for_label(chosen_pair[2])] if chosen_pair else list(SETUPS)
     setup_name = right.selectbox("Setup", options, format_func=lambda n: f"{n}: {SETUPS[n].description}", key="setup")
     alt_lm = st.toggle("AltLM operator (slower; off by default, see README)", value=False, key="alt_lm")
-    start = st.button("Start attack", type="primary", disabled=chosen_pair is None)
+    ready = victim_ready(victim_name)
+    start = st.button("Start attack", type="primary", disabled=chosen_pair is None or not ready)
 
 if start and chosen_pair:
     try:

@@ -20,7 +20,7 @@ from app.widgets import md_escape
 from engine.commands.probe_commands import load_suite_items
 from engine.datasets import data_folders, inside_folders
 from engine.errors import InputError
-from engine.probes.runner import run_probe, summarize
+from engine.probes.runner import default_probe_run_name, run_probe, summarize
 from engine.probes.suites import get_suite, suite_names
 from engine.resources import ResourceError
 
@@ -51,8 +51,8 @@ with open_store() as store:
                 path = inside_folders(data.strip(), FOLDERS) if data.strip() else None
                 items = load_suite_items(suite, path, int(n), int(seed))
                 victim = cached.victim(victim_name)
-                source = path.name if path else f"generated-n{int(n)}-seed{int(seed)}"
-                name = run_name.strip() or f"{suite.name}-{Path(victim_name).name or victim_name}-{source}"
+                name = run_name.strip() or default_probe_run_name(suite.name, victim_name, path, int(n), int(seed),
+                                                                  items)
                 bar = st.progress(0.0, text=f"{suite.name}: 0 / {len(items)} items")
 
                 def progress(done: int, total: int) -> None:

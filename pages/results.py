@@ -11,6 +11,7 @@ from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.widgets import HVASR_HELP, shown_ratios
 from engine.paper_tables import paper_pivot, to_latex
+from runstore.identity import diff_rows, recipe_rows
 from runstore.vocab import AttackStatus
 
 st.title("Attack results")
@@ -104,3 +105,24 @@ with open_store() as store:
                                title=f"{run}: by {group}"), width="stretch", key=f"by-{group}")
         st.dataframe(parts.drop(columns=["run", "group"]).set_index("value").round(
             {"share": 3, "qn_mean": 1, "ppl_mean": 1}), width="stretch")
+
+    st.subheader("Recipe")
+    st.caption("Everything that shapes the run's attacks, stored with it: operators, constraint chain, scorer and "
+               "dtype, search and linguistic settings, the victim's weights hash, the data file's content hash, "
+               "the code version. A resume with any difference is refused.")
+    chosen = store.run(run)
+    recipe_left, recipe_right = st.columns(2)
+    recipe_left.dataframe(pd.DataFrame(recipe_rows(chosen.config), columns=["field", "value"]).set_index("field"),
+                          width="stretch", height=420)
+    others = [name for name in table.index if name != run]
+    other = recipe_right.selectbox("Compare with", others, index=None, placeholder="another run",
+                                   key="recipe_other") if others else None
+    if other is not None:
+        second = store.run(other)
+        rows_diff = diff_rows({"setup": chosen.setup, "seed": chosen.seed, **chosen.config},
+                              {"setup": second.setup, "seed": second.seed, **second.config})
+        if rows_diff:
+            recipe_right.dataframe(pd.DataFrame(rows_diff, columns=["field", run, other]).set_index("field"),
+                                   width="stretch")
+        else:
+            recipe_right.success("Both runs have the same recipe.")

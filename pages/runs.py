@@ -10,11 +10,12 @@ import streamlit as st
 from app import cached
 from app.auth import admin_session, open_store
 from app.widgets import md_escape
-from engine.datasets import FORMATS, data_files, data_folders, inside_folders
+from engine.datasets import FORMATS, data_files, data_folders, inside_folders, read_pairs
 from engine.errors import InputError
 from engine.metrics import victim_accuracy
 from engine.natlog.setups import SETUPS
-from engine.worker import check_spec, spawn_worker, worker_running
+from engine.runner import default_run_name
+from engine.worker import check_spec, queue_offline_victim, spawn_worker, worker_running
 from runstore import jobs
 from runstore.vocab import LABELS
 
@@ -62,17 +63,31 @@ with st.container(border=True):
     setups = c4.multiselect("Setups (one run each)", list(SETUPS), default=["E2C"], key="run_setups")
     limit = c5.number_input("Pairs per setup (seeded sample)", 1, 100_000, 20, key="run_limit")
     seed = c6.number_input("Seed", 0, 2**31 - 1, 0, key="run_seed")
+    c7, c8 = st.columns([2, 1])
+    run_name = c7.text_input("Run name (optional)", "", key="run_name", max_chars=120,
+                             help="Default: built from the setup, victim, data file and its content hash, split, size "
+                                  "and seed. Queue an existing name to resume it; with several setups each run gets "
+                                  "the setup as a prefix.")
+    include_trained = c8.checkbox("Also attack pairs the victim trained on", key="run_include_trained",
+                                  help="Left out by default (the victim's model card lists them); a run that "
+                                       "includes them is marked in the reports.")
     queue = st.button("Queue runs", type="primary", disabled=not (path and setups))
 
 if queue and path:
     try:
         data = inside_folders(path, FOLDERS)
+        if not read_pairs(data, fmt, split.strip() or None):  # checked now, not when the worker runs
+            raise InputError(f"{data.name}: no labelled pairs to attack")
+        chosen_victim = victim.strip() or settings.victim
         with open_store() as store:
+            if chosen_victim == "offline" and settings.auto_train_victim:
+                queue_offline_victim(store, settings)  # trains first when missing: the worker runs jobs in order
             for setup in setups:
                 spec = check_spec({"data": str(data), "format": fmt, "split": split.strip() or None, "setup": setup,
-                                   "victim": victim.strip() or settings.victim, "limit": int(limit),
-                                   "seed": int(seed)})
-                name = f"{setup}-{spec['victim'].rstrip('/').split('/')[-1]}-{data.stem}-n{int(limit)}-seed{int(seed)}"
+                                   "victim": chosen_victim, "limit": int(limit), "seed": int(seed),
+                                   "include_trained": include_trained})
+                name = (f"{setup}-{run_name.strip()}" if len(setups) > 1 else run_name.strip()) if run_name.strip() \
+                    else default_run_name(setup, chosen_victim, data, int(limit), int(seed), spec["split"])
                 jobs.enqueue(store, name, spec)
         started = spawn_worker(settings.db_path)
         st.success(f"Queued {len(setups)} run(s)" + ("; a worker started." if started else "; the worker picks them up."))
@@ -88,7 +103,7 @@ def job_list() -> None:
     """The queue and its progress, re-read from the store every two seconds."""
     with open_store() as store:
         all_jobs = jobs.jobs(store)
-        progress = {j.id: jobs.done_pairs(store, j.run_name) for j in all_jobs}
+        progress = {j.id: jobs.progress(store, j) for j in all_jobs}
     if not all_jobs:
         st.info("No run queued yet.")
         return
@@ -101,7 +116,7 @@ def job_list() -> None:
             left.markdown(f"{STATUS_ICONS[job.status]} **{md_escape(job.run_name)}** · job {job.id} · {job.status}"
                           + (f" · {md_escape(job.message)}" if job.message else ""))
             if total:
-                left.progress(min(done / total, 1.0), text=f"{done} / {total} pairs")
+                left.progress(min(done / total, 1.0), text=f"{done} / {total} {'pairs' if job.kind == 'attack' else 'steps'}")
             if job.status in jobs.OPEN:
                 if right.button("Cancel", key=f"cancel-{job.id}"):
                     with open_store() as store:

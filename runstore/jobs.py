@@ -1,10 +1,12 @@
 """Batch-run jobs: a queue in the store file, filled by the app (or the CLI) and drained by one
 worker process (``python -m engine worker``), so that long runs never execute in a web request.
 
-A job names a run and holds its parameters (``spec``: data file, format, split, setup, victim,
-limit, seed). Its life: ``queued`` -> ``running`` -> ``done`` | ``failed`` | ``cancelled``. Progress
-is not stored here: the run's attacks are committed pair by pair, so done / ``total`` is read from
-the runs tables. Cancelling a running job sets a flag the worker reads between pairs; the run
+A job has a ``kind``: ``attack`` (the default) names a run and holds its parameters (``spec``: data
+file, format, split, setup, victim, limit, seed); ``train-victim`` trains the offline victim (the
+app queues it when the victim is missing) and reports its steps in ``done`` / ``total``. Its life:
+``queued`` -> ``running`` -> ``done`` | ``failed`` | ``cancelled``. An attack's progress is not
+stored here: the run's attacks are committed pair by pair, so done / ``total`` is read from the
+runs tables. Cancelling a running job sets a flag the worker reads between pairs; the run
 stays resumable (queue it again).
 """
 
@@ -19,6 +21,7 @@ from runstore.store import RunStore, from_json, to_json
 
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
 OPEN = ("queued", "running")
+KINDS = ("attack", "train-victim")
 
 
 @dataclass(frozen=True)
@@ -36,22 +39,27 @@ class Job:
     created_at: str
     started_at: str | None
     finished_at: str | None
+    kind: str = "attack"
+    done: int | None = None
 
 
 def _job(row: dict[str, Any]) -> Job:
     return Job(**{**row, "spec": from_json(row["spec"]), "cancel_requested": bool(row["cancel_requested"])})
 
 
-def enqueue(store: RunStore, run_name: str, spec: dict[str, Any]) -> Job:
-    """Queue a run; refused while a job for the same run is queued or running."""
+def enqueue(store: RunStore, run_name: str, spec: dict[str, Any], kind: str = "attack") -> Job:
+    """Queue a run (or another ``kind`` of job, named ``run_name``); refused while a job of the same
+    name is queued or running."""
     if not run_name.strip():
         raise InputError("a run name must not be empty")
+    if kind not in KINDS:
+        raise InputError(f"unknown job kind {kind!r}; known: {', '.join(KINDS)}")
     with store.transaction() as db:
         if next(db.query("SELECT 1 FROM jobs WHERE run_name = ? AND status IN ('queued', 'running')",
                          [run_name]), None):
             raise InputError(f"run {run_name!r} is already queued or running")
         inserted = db.table("jobs").insert({
-            "run_name": run_name, "spec": to_json(spec, "job spec"), "status": "queued", "total": None,
+            "run_name": run_name, "kind": kind, "spec": to_json(spec, "job spec"), "status": "queued", "total": None,
             "message": None, "cancel_requested": 0, "pid": None, "created_at": store.now(),
             "started_at": None, "finished_at": None,
         }).last_pk
@@ -85,6 +93,30 @@ def claim_next(store: RunStore, pid: int) -> Job | None:
 def set_total(store: RunStore, job_id: int, total: int) -> None:
     with store.transaction() as db:
         db.execute("UPDATE jobs SET total = ? WHERE id = ?", [total, job_id])
+
+
+def set_progress(store: RunStore, job_id: int, done: int, total: int) -> None:
+    """Progress of a job whose work is not stored pair by pair (training steps)."""
+    with store.transaction() as db:
+        db.execute("UPDATE jobs SET done = ?, total = ? WHERE id = ?", [done, total, job_id])
+
+
+def progress(store: RunStore, job: Job) -> int:
+    """How much of ``job`` is done: its run's pairs for an attack, its recorded steps otherwise."""
+    return done_pairs(store, job.run_name) if job.kind == "attack" else int(job.done or 0)
+
+
+def open_job(store: RunStore, kind: str) -> Job | None:
+    """The queued or running job of ``kind`` (the oldest), if any."""
+    row = next(store.db.query("SELECT * FROM jobs WHERE kind = ? AND status IN ('queued', 'running') ORDER BY id "
+                              "LIMIT 1", [kind]), None)
+    return None if row is None else _job(row)
+
+
+def latest_job(store: RunStore, kind: str) -> Job | None:
+    """The newest job of ``kind``, whatever its status."""
+    row = next(store.db.query("SELECT * FROM jobs WHERE kind = ? ORDER BY id DESC LIMIT 1", [kind]), None)
+    return None if row is None else _job(row)
 
 
 def finish(store: RunStore, job_id: int, status: str, message: str | None = None) -> None:
@@ -124,7 +156,7 @@ def requeue(store: RunStore, job_id: int) -> Job:
     current = job(store, job_id)
     if current.status in OPEN:
         raise InputError(f"job {job_id} is still {current.status}")
-    return enqueue(store, current.run_name, current.spec)
+    return enqueue(store, current.run_name, current.spec, current.kind)
 
 
 def _alive(pid: int | None) -> bool:

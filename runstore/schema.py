@@ -120,6 +120,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE INDEX IF NOT EXISTS probe_results_run ON probe_results(probe_run_id)",
     ),
+    # 4: jobs of other kinds than attack runs (training the offline victim), with their own progress.
+    (
+        "ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'attack' CHECK (kind IN ('attack', 'train-victim'))",
+        "ALTER TABLE jobs ADD COLUMN done INTEGER",
+    ),
 )
 
 

@@ -20,6 +20,7 @@ import sqlite_utils
 
 from runstore import schema
 from runstore.errors import InputError
+from runstore.identity import describe_differences, differences
 from runstore.probe_runs import ProbeRunsMixin
 from runstore.records import AttackRecord, Run, StoredAttack
 from runstore.vocab import LABELS, AttackStatus, NLILabel
@@ -121,28 +122,31 @@ class RunStore(ProbeRunsMixin):
 
     def start_run(self, name: str, setup: str, victim: str, data_path: str | Path,
                   data_format: str, seed: int, config: dict[str, Any]) -> Run:
-        """Create run ``name``, or return it when it exists with the same parameters (resume)."""
+        """Create run ``name``, or return it when it exists as the same attack (resume).
+
+        ``config`` is the run's identity (:func:`engine.recipe.run_identity`: recipe, victim, data
+        content, code); a resume whose setup, victim, format, seed or any compared config field
+        differs is refused in one line naming the fields. The data file's path is recorded, not
+        compared: the same content read from another folder or checkout resumes.
+        """
         if not name.strip():
             raise InputError("a run name must not be empty")
-        wanted = {
-            "setup": setup, "victim": victim, "data_path": str(Path(data_path).resolve()),
-            "data_format": data_format, "seed": int(seed), "config": to_json(config, "run config"),
-        }
+        wanted = {"setup": setup, "victim": victim, "data_format": data_format, "seed": int(seed)}
         with self.transaction() as db:
             row = next(db.query("SELECT * FROM runs WHERE name = ?", [name]), None)
             if row is None:
                 run_id = db.table("runs").insert(
-                    {"name": name, **wanted, "created_at": self.now(), "finished_at": None}
+                    {"name": name, **wanted, "data_path": str(Path(data_path).resolve()),
+                     "config": to_json(config, "run config"), "created_at": self.now(), "finished_at": None}
                 ).last_pk
                 row = next(db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
             else:
-                differing = [key for key, value in wanted.items() if row[key] != value]
-                if differing:
-                    detail = "; ".join(f"{key}: stored {row[key]!r}, given {wanted[key]!r}"
-                                       for key in differing)
+                diff: dict[str, tuple[Any, Any]] = {k: (row[k], v) for k, v in wanted.items() if row[k] != v}
+                diff.update(differences(from_json(row["config"]), config))
+                if diff:
                     raise InputError(
-                        f"run {name!r} already exists with different parameters ({detail}); "
-                        "use another --run-name or the same parameters to resume"
+                        f"run {name!r} exists as another attack, so it cannot resume: {describe_differences(diff)}; "
+                        "use another run name, or the stored recipe to resume"
                     )
         return _run(row)
 

@@ -14,7 +14,9 @@ from engine.settings import PROJECT_ROOT, Settings, get_settings
 from engine.victim import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
-SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+# Beside the checkout, as for a user, unless NATLOG_SHARED_DATA_DIR names another folder (as the
+# settings read it): .ci/run does when it cannot clone beside the checkout.
+SHARED_DATA = Path(os.environ.get("NATLOG_SHARED_DATA_DIR") or PROJECT_ROOT.parent / "shared" / "data")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -24,6 +26,9 @@ def pytest_configure(config: pytest.Config) -> None:
     # The tests exercise every operator, including those off by default (tests of the defaults
     # read ``Settings()``).
     os.environ["NATLOG_DISABLED_OPERATORS"] = "none"
+    # No page starts training the real offline victim behind a test's back (tests/test_browser.py
+    # turns it on, with a tiny backbone, to test that path).
+    os.environ["NATLOG_AUTO_TRAIN_VICTIM"] = "0"
     get_settings.cache_clear()
 
 

@@ -133,9 +133,9 @@ def test_start_run_resumes_same_parameters_and_refuses_different(store: Store) -
     first = store.start_run("r", "E2C", "offline", "data.tsv", "tsv", 1, {"top_k": 100})
     again = store.start_run("r", "E2C", "offline", "data.tsv", "tsv", 1, {"top_k": 100})
     assert again == first
-    with pytest.raises(InputError, match=r"seed: stored 1, given 2"):
+    with pytest.raises(InputError, match=r"seed \(stored 1, given 2\)"):
         store.start_run("r", "E2C", "offline", "data.tsv", "tsv", 2, {"top_k": 100})
-    with pytest.raises(InputError, match="config"):
+    with pytest.raises(InputError, match=r"top_k \(stored 100, given 5\)"):
         store.start_run("r", "E2C", "offline", "data.tsv", "tsv", 1, {"top_k": 5})
     assert [run.name for run in store.runs()] == ["r"]
     store.finish_run(first.id)

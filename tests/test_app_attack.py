@@ -110,7 +110,8 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
         assert [c["status"] for c in store.self_checks()] == ["fails", None]
     app = signed_in(RESULTS, *admin)
     assert not app.exception and not app.error
-    runs, pivot, checks, failing_table, operators, polarity = (frame.value for frame in app.dataframe)
+    runs, pivot, checks, failing_table, operators, polarity, recipe = (frame.value for frame in app.dataframe)
+    assert recipe.loc["top_k", "value"] == "100"  # the run's stored recipe, field by field
     # The self-check table counts each successful attack by the verifier's verdict on H -> H*.
     assert checks.loc["e2c-run"].to_dict() == {"fails": 1, "not checked": 1}
     assert failing_table["relations"].tolist() == ["≡"]
@@ -121,6 +122,13 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     assert {m.label: m.value for m in app.metric}["Judged successful attacks"] == "0 / 2"
     assert operators["successful"].to_dict() == {"AddNeg": 2, "PerturbHyper": 1}
     assert polarity["successful"].to_dict() == {"↑": 2, "↓": 1}
+    # Another run's recipe, compared field by field.
+    with Store.open(settings=get_settings()) as store:
+        store.start_run("other-run", "E2C", "offline", "data.tsv", "snli", 13, {"top_k": 5})
+    app.run()
+    app.selectbox(key="recipe_other").select("other-run").run()
+    diff = app.dataframe[-1].value
+    assert diff.loc["top_k"].tolist() == ["100", "5"] and list(diff.index) == ["top_k"]
 
 
 def shared_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -259,3 +259,67 @@ def test_probes_page_charts_a_stored_run_and_drills_down(tmp_path, victim) -> No
         page.get_by_text("Both directions").wait_for(timeout=30_000)
         page.get_by_text("Only items the victim gets wrong").wait_for(timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "probes-page.png"), full_page=True)
+
+
+def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared_data) -> None:
+    """A fresh machine has no offline victim: the stepper queues its training (here on a tiny real
+    backbone), shows the progress while the rest of the page works, and attacks once it is trained."""
+    from annotations import Store, auth
+    from engine.settings import get_settings
+    from tests.tiny_models import build_tiny_classifier
+
+    backbone = build_tiny_classifier(tmp_path / "backbone", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    db = tmp_path / "fresh.sqlite"
+    with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
+        token = auth.bootstrap_admin(store, "root")
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_MODELS_DIR": str(tmp_path / "models"), "NATLOG_BACKBONE": str(backbone),
+           "NATLOG_AUTO_TRAIN_VICTIM": "1", "NATLOG_QUERY_BUDGET": "8", "NATLOG_TOP_K": "4",
+           "NATLOG_SHARED_DATA_DIR": str(shared_data)}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env=env) as url, chromium_page() as page:
+        page.goto(f"{url}/attack", wait_until="networkidle")
+        sign_in_page(page, "root", token)
+        page.get_by_text("The offline victim is being trained").wait_for(timeout=60_000)
+        start = page.get_by_role("button", name="Start attack")
+        expect(start).to_be_disabled()
+        page.get_by_text("pairs of this file are hidden: the victim trained on them").or_(
+            page.get_by_text("line ")).first.wait_for(timeout=30_000)  # choosing a pair works meanwhile
+        page.get_by_role("progressbar").first.wait_for(timeout=30_000)
+        page.screenshot(path=str(ARTIFACTS / "first-start-training.png"), full_page=True)
+        expect(start).to_be_enabled(timeout=300_000)
+        # Trained: the pairs it trained on are hidden from the pair picker, and an attack runs. The pair
+        # is the first shown one the tiny victim answers right (one it gets wrong is skipped at once).
+        page.get_by_text("pairs of this file are hidden: the victim trained on them").wait_for(timeout=30_000)
+        index = first_pair_answered_right(tmp_path / "models" / "victim-offline", shared_data / "snli_test.tsv")
+        box = page.get_by_role("spinbutton").first
+        box.fill(str(index))
+        box.press("Enter")
+        expect(page.get_by_role("spinbutton").first).to_have_value(str(index), timeout=30_000)
+        start = page.get_by_role("button", name="Start attack")
+        expect(start).to_be_enabled(timeout=60_000)
+        start.click()  # loads the language models in this fresh server
+        run_to_end = page.get_by_role("button", name="Run to the end")
+        expect(run_to_end).to_be_enabled(timeout=300_000)
+        run_to_end.click()
+        page.get_by_text("Round 1:").first.wait_for(timeout=300_000)
+        page.get_by_text("The victim was fooled").or_(page.get_by_text("The attack failed")).first.wait_for(
+            timeout=300_000)
+        page.screenshot(path=str(ARTIFACTS / "first-start-attack.png"), full_page=True)
+    with sqlite3.connect(db) as connection:
+        rows = connection.execute("SELECT kind, status, done, total FROM jobs").fetchall()
+    assert rows[0][:2] == ("train-victim", "done") and rows[0][2] == rows[0][3] > 0
+    assert (tmp_path / "models" / "victim-offline" / "trained_pairs.txt").is_file()
+
+
+def first_pair_answered_right(victim_folder, data) -> int:
+    """The stepper's index (pairs the victim trained on hidden, as the page shows them) of the first
+    pair from index 1 on whose gold label the victim at ``victim_folder`` predicts."""
+    from engine.datasets import pair_key, read_pairs
+    from engine.training import trained_pair_keys
+    from engine.victim import load_victim
+
+    trained = trained_pair_keys(victim_folder) or frozenset()
+    shown = [p for p in read_pairs(data, "auto") if pair_key(p.premise, p.hypothesis) not in trained][:200]
+    victim = load_victim(str(victim_folder))
+    guesses = victim.predict([(p.premise, p.hypothesis) for p in shown])
+    return next(k for k, (p, g) in enumerate(zip(shown, guesses)) if k >= 1 and g.label == p.label)

@@ -4,7 +4,6 @@ missing Ray."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 from pathlib import Path
 
@@ -61,6 +60,9 @@ def one_thread(settings):
 
 def test_two_ray_workers_match_one_process_and_resume(cluster, slice_file: Path, victim_folder: str, one_thread,
                                                       tmp_path: Path) -> None:
+    """In the configured ``lm_dtype`` (``auto``: bfloat16 on CPUs with native bf16), at one torch
+    thread: both sides run on this machine with the same settings (the actors get them), so the
+    comparison does not depend on the precision and checks the one distributed runs use by default."""
     settings = one_thread
     setup = get_setup("C2E")
     db = tmp_path / "runs.sqlite"
@@ -83,20 +85,26 @@ def test_two_ray_workers_match_one_process_and_resume(cluster, slice_file: Path,
 
 
 def test_a_failing_worker_loses_no_stored_result(cluster, contradictions, settings, tmp_path: Path) -> None:
-    """Two pairs are stored; the victim's files then vanish, so the workers of the next invocation
-    crash: the error says so in one line, the stored results stay, and the run still resumes."""
+    """Two pairs are stored (a run stopped after two); the victim's tokenizer files then break (its weights,
+    and so the run's identity, stay), so the workers of the next invocation crash: the error says so in
+    one line, the stored results stay, and the run still resumes."""
     setup = get_setup("C2E")
     folder = build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))
     data = tmp_path / "slice.tsv"
-    rows = [f"{p.pair_id}\t{p.premise}\t{p.hypothesis}\tCONTRADICTION\n" for p in contradictions]
-    data.write_text("".join(rows[:2]), encoding="utf-8")
+    data.write_text("".join(f"{p.pair_id}\t{p.premise}\t{p.hypothesis}\tCONTRADICTION\n" for p in contradictions),
+                    encoding="utf-8")
+    asked = iter(range(100))
     with RunStore.open(tmp_path / "runs.sqlite") as store:
-        run_attacks_distributed(store, "partial", data, "tsv", setup, str(folder), settings, workers=2,
-                                alt_lm=False, seed=0, progress=False)
+        # A local run and a distributed one share the run's identity: this one resumes on Ray below.
+        partial = run_attacks(store, "partial", data, "tsv", setup, str(folder), load_victim(str(folder), settings=settings),
+                              AttackTools.build(settings, alt_lm=False), settings, seed=0, progress=False,
+                              should_stop=lambda: next(asked) >= 2)
+        assert partial.stopped and partial.attacked + partial.skipped == 2
         kept = fingerprint(store, "partial")
-        data.write_text("".join(rows), encoding="utf-8")
-        shutil.rmtree(folder)
-        with pytest.raises(InputError, match=r"^a Ray worker failed on pair \d+ .*0 of 2 results were stored.*"
+        for name in ("tokenizer.json", "tokenizer_config.json"):
+            (folder / name).write_text("not a tokenizer", encoding="utf-8")
+        left = len(contradictions) - 2
+        with pytest.raises(InputError, match=rf"^a Ray worker failed on pair \d+ .*0 of {left} results were stored.*"
                                              r"run the same command again to resume$") as info:
             run_attacks_distributed(store, "partial", data, "tsv", setup, str(folder), settings, workers=2,
                                     alt_lm=False, seed=0, progress=False)

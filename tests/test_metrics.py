@@ -16,6 +16,7 @@ from annotations.records import AttackRecord
 from annotations.report import load_report as load_validated_report
 from annotations.store import Store
 from engine.commands.report_commands import cmd_report
+from engine.errors import InputError
 from engine.metrics import HumanValidation, load_report, run_metrics, write_csv
 from engine.tables import record_table
 
@@ -128,10 +129,27 @@ def test_table_csv_and_report_command(store: Store, tmp_path: Path, capsys) -> N
     (line,) = list(csv.DictReader(out.open(encoding="utf-8")))
     assert line["run"] == "c2c" and float(line["asr"]) == pytest.approx(0.75)
 
-    assert cmd_report(argparse.Namespace(db=store.path, run="c2c", csv=tmp_path / "cli.csv")) == 0
+    assert cmd_report(argparse.Namespace(db=store.path, run="c2c", csv=tmp_path / "cli.csv", recipe=None,
+                                         diff=None)) == 0
     printed = capsys.readouterr().out
     assert "| c2c | C2C | tiny |" in printed and "PerturbHypo" in printed
     assert (tmp_path / "cli-operator.csv").is_file() and (tmp_path / "cli-polarity.csv").is_file()
     # The same tables, with HVASR, from the annotation layer's command line.
     assert annotations_cli.main(["report", "--db", str(store.path), "--run", "c2c"]) == 0
     assert "| c2c | C2C | tiny |" in capsys.readouterr().out
+
+
+def test_report_prints_a_recipe_and_the_difference_of_two(store: Store, capsys) -> None:
+    store.start_run("other", "C2C", "tiny", "/data/snli_test.tsv", "tsv", 0,
+                    {"recipe": {"top_k": 5, "wsd": "first"}, "recipe_hash": "abc"})
+    store.start_run("third", "C2C", "tiny", "/data/snli_test.tsv", "tsv", 0,
+                    {"recipe": {"top_k": 7, "wsd": "first"}, "recipe_hash": "def"})
+    assert cmd_report(argparse.Namespace(db=store.path, run=None, csv=None, recipe="other", diff=None)) == 0
+    printed = capsys.readouterr().out
+    assert "| recipe.top_k | 5 |" in printed and "| recipe.wsd | first |" in printed
+    assert cmd_report(argparse.Namespace(db=store.path, run=None, csv=None, recipe=None, diff=["other", "third"])) == 0
+    printed = capsys.readouterr().out
+    # Only the differing field; the hash is provenance, never a difference of its own.
+    assert "| recipe.top_k | 5 | 7 |" in printed and "wsd" not in printed and "recipe_hash" not in printed
+    with pytest.raises(InputError, match="no-such-run"):
+        cmd_report(argparse.Namespace(db=store.path, run=None, csv=None, recipe="no-such-run", diff=None))

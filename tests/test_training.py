@@ -90,3 +90,46 @@ def test_data_spec_limit_must_be_positive() -> None:
             DataSource.parse(f"snli_test.tsv,{bad}")
     with pytest.raises(InputError, match="whole number"):
         DataSource.parse("snli_test.tsv,limit=many")
+
+
+def test_same_card_from_two_checkouts(backbone: Path, shared_data: Path, tmp_settings, tmp_path: Path) -> None:
+    """The same recipe run from two folders (two checkouts, each with its copy of the data and of the
+    backbone) samples the same pairs and gives the same card: training-pair hash, accuracy table."""
+    import shutil
+
+    cards = []
+    for place in ("checkout-a/data", "elsewhere/x/y/shared/data"):
+        folder = tmp_path / place
+        folder.mkdir(parents=True)
+        shutil.copy(shared_data / "sick_corrected.tsv", folder / "sick_corrected.tsv")
+        (folder / "snli").mkdir()
+        shutil.copy(shared_data / "snli_test.tsv", folder / "snli" / "snli_test.tsv")
+        model = shutil.copytree(backbone, folder.parent / "backbone")
+        config = TrainConfig(
+            backbone=str(model), epochs=1, batch_size=16, seed=5,
+            train=(DataSource.parse("sick_corrected.tsv,format=sick,split=TRAIN,limit=150", folder),
+                   DataSource.parse("snli/snli_test.tsv,format=tsv,split=TRAIN,limit=90", folder)),
+        )
+        held_out = [DataSource.parse("snli/snli_test.tsv,format=tsv,split=TEST,limit=40", folder)]
+        cards.append(train_victim(config, tmp_settings, folder.parent / "victim", held_out, progress=False).card)
+    first, second = cards
+    for key in ("config", "train_pairs_sha256", "dev_pairs_sha256", "label_counts", "steps", "accuracy"):
+        assert first[key] == second[key], key
+    assert str(tmp_path) not in json.dumps(first["config"])  # no absolute path in what identifies the model
+    trained = (tmp_path / "checkout-a" / "victim" / "trained_pairs.txt").read_text().split()
+    assert len(trained) == first["train_pairs"] and trained == sorted(trained)
+
+
+def test_sample_depends_on_content_not_path(shared_data: Path, tmp_path: Path) -> None:
+    import shutil
+
+    a, b = tmp_path / "a", tmp_path / "b" / "deeper"
+    for folder in (a, b):
+        folder.mkdir(parents=True)
+        shutil.copy(shared_data / "snli_test.tsv", folder / "snli_test.tsv")
+    sample = DataSource(a / "snli_test.tsv", "tsv", limit=50).load(3)
+    assert sample == DataSource(b / "snli_test.tsv", "tsv", limit=50).load(3)
+    # A changed file is another sample (its content hash seeds it).
+    lines = (b / "snli_test.tsv").read_text().splitlines(keepends=True)
+    (b / "snli_test.tsv").write_text("".join(lines[1:]))
+    assert [p.pair_id for p in sample] != [p.pair_id for p in DataSource(b / "snli_test.tsv", "tsv", limit=50).load(3)]

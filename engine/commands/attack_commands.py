@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from engine.attack import AttackResult, AttackTools, attack_pair
+from engine.attack import AttackResult, AttackTools, attack_pair, with_alt_lm
 from engine.constraints import describe_rejected
 from engine.datasets import FORMATS, read_pairs
 from engine.errors import InputError
@@ -14,11 +14,11 @@ from engine.metrics import run_metrics
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, get_setup
 from engine.parse import validate_premise, validate_text
-from engine.runner import run_attacks
+from engine.runner import alt_lm_in_use, default_run_name, run_attacks, start_run
 from engine.scoring import SCORERS
 from engine.settings import Settings, get_settings
 from engine.tables import format_table, record_table
-from engine.victim import load_victim
+from engine.victim import load_victim, victim_labels, victim_location
 from engine.worker import run_worker, worker_running
 from runstore import jobs
 from runstore.store import RunStore
@@ -36,7 +36,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--limit", type=int, default=None, help="attack a seeded sample of N pairs of the source label")
     a.add_argument("--seed", type=int, default=0)
     a.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
-    a.add_argument("--run-name", default=None, help="run name; rerun with the same name to resume")
+    a.add_argument("--run-name", default=None,
+                   help="run name; rerun with the same name and recipe to resume (default: built from the setup, "
+                        "victim, data file and its content hash, split, limit and seed)")
+    a.add_argument("--include-trained", action="store_true",
+                   help="also attack pairs the victim trained on (left out by default; the run records it)")
     a.add_argument("--workers", type=int, default=None,
                    help="shard the pairs over N Ray actors (a local Ray unless --ray-address); this process "
                         "stays the one writer to the store")
@@ -94,11 +98,15 @@ def cmd_attack(args: argparse.Namespace) -> int:
         raise InputError("--gpus-per-worker must not be negative")
     pairs = read_pairs(args.data, args.format, args.split)
     victim_name = args.victim or settings.victim
-    name = args.run_name or (
-        f"{setup.name}-{Path(victim_name).name}-{args.data.stem}-n{args.limit or 'all'}-seed{args.seed}"
-    )
+    name = args.run_name or default_run_name(setup.name, victim_name, args.data, args.limit, args.seed, args.split)
     distributed = args.workers is not None or args.ray_address is not None
     with RunStore.open(args.db or settings.db_path) as store:
+        # The run's identity is checked before any model loads: a resume with another recipe stops at once.
+        location = victim_location(victim_name, settings)
+        start_run(store, name, args.data, args.format, setup, victim_name, location,
+                  victim_labels(location, args.label_map), settings,
+                  alt_lm_in_use(settings, with_alt_lm(settings, args.alt_lm).alt_lm != "none"),
+                  limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained)
         if distributed:
             from engine.distributed import run_attacks_distributed
 
@@ -106,14 +114,18 @@ def cmd_attack(args: argparse.Namespace) -> int:
                 store, name, args.data, args.format, setup, victim_name, settings, workers=args.workers or 2,
                 address=args.ray_address, label_map=args.label_map, alt_lm=args.alt_lm, limit=args.limit,
                 seed=args.seed, split=args.split, pairs=pairs, gpus_per_worker=args.gpus_per_worker,
+                include_trained=args.include_trained,
             )
         else:
             victim = load_victim(victim_name, args.label_map, settings)
             tools = AttackTools.build(settings, alt_lm=args.alt_lm)
             report = run_attacks(
                 store, name, args.data, args.format, setup, victim_name, victim, tools, settings,
-                limit=args.limit, seed=args.seed, split=args.split, pairs=pairs,
+                limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained,
             )
+        left_out = report.run.config.get("data", {}).get("trained_pairs_left_out", 0)
+        if left_out:
+            print(f"left out {left_out} pairs the victim trained on (--include-trained attacks them)")
         print(f"run {report.run.name!r}: {report.selected} pairs selected, {report.resumed} already done, "
               f"{report.attacked} attacked now ({report.successful} successful), "
               f"{report.skipped} skipped (victim already wrong), {report.seconds:.1f} s")
@@ -132,7 +144,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
 def cmd_jobs(args: argparse.Namespace) -> int:
     settings = get_settings()
     with RunStore.open(args.db or settings.db_path) as store:
-        rows = [(j.id, j.run_name, j.spec.get("setup"), j.status, jobs.done_pairs(store, j.run_name), j.total,
+        rows = [(j.id, j.run_name, j.spec.get("setup") or j.kind, j.status, jobs.progress(store, j), j.total,
                  j.message or "") for j in jobs.jobs(store)]
     print(format_table(["job", "run", "setup", "status", "done", "total", "message"], rows) if rows else "(no jobs)")
     return 0

@@ -21,7 +21,7 @@ from engine.probes.inoculation import (
     parse_ks,
 )
 from engine.probes.record import ProbeItem, label_counts, read_items, write_items
-from engine.probes.runner import ProbeSummary, run_probe, summarize
+from engine.probes.runner import ProbeSummary, default_probe_run_name, run_probe, summarize
 from engine.probes.suites import Suite, get_suite
 from engine.probes.svg_plot import inoculation_svg
 from engine.settings import get_settings
@@ -137,18 +137,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _default_run_name(suite: str, victim: str, data: Path | None, n: int, seed: int) -> str:
-    source = data.name if data is not None else f"generated-n{n}-seed{seed}"
-    return f"{suite}-{Path(victim).name or victim}-{source}"
-
-
 def cmd_run(args: argparse.Namespace) -> int:
     settings = get_settings()
     suite = get_suite(args.suite)
     items = load_suite_items(suite, args.data, args.n, args.seed)
     victim_name = args.victim or settings.victim
     victim = load_victim(victim_name, args.label_map, settings)
-    name = args.run_name or _default_run_name(suite.name, victim_name, args.data, args.n, args.seed)
+    name = args.run_name or default_probe_run_name(suite.name, victim_name, args.data, args.n, args.seed, items)
     data_path = str(args.data.resolve()) if args.data is not None else f"generated:n={args.n}"
     with RunStore.open(args.db or settings.db_path) as store, \
             tqdm(total=len(items), desc=f"probe {suite.name}", unit="item") as bar:

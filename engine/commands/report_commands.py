@@ -11,11 +11,13 @@ from pathlib import Path
 from engine.errors import InputError
 from engine.metrics import Report, load_report, write_csv
 from engine.settings import get_settings
-from engine.tables import record_table
+from engine.tables import format_table, record_table
+from runstore.identity import diff_rows, recipe_rows
 from runstore.store import RunStore
 
 RUN_COLUMNS = ["run", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
-               "asr", "hvasr", "hvasr_judged", "judged", "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds"]
+               "asr", "hvasr", "hvasr_judged", "judged", "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds",
+               "recipe", "trained_pairs"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -24,6 +26,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--run", default=None, help="only this run")
     r.add_argument("--csv", type=Path, default=None,
                    help="write the run table here, and the breakdowns beside it (-operator.csv, -polarity.csv)")
+    r.add_argument("--recipe", metavar="RUN", default=None,
+                   help="print RUN's whole stored recipe (operators, constraints, settings, victim, data, code)")
+    r.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), default=None,
+                   help="print the recipe fields in which two runs differ")
     r.set_defaults(func=cmd_report)
 
 
@@ -44,6 +50,18 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.db is not None and not args.db.is_file():
         raise InputError(f"{args.db}: no such store file")
     with RunStore.open(args.db or settings.db_path) as store:
+        if args.recipe is not None:
+            run = store.run(args.recipe)
+            print(f"run {run.name!r} (setup {run.setup}, victim {run.victim}, data {run.data_path}, seed {run.seed})")
+            print(format_table(["field", "value"], recipe_rows(run.config)))
+            return 0
+        if args.diff is not None:
+            first, second = (store.run(name) for name in args.diff)
+            rows = diff_rows({"setup": first.setup, "seed": first.seed, **first.config},
+                             {"setup": second.setup, "seed": second.seed, **second.config})
+            print(format_table(["field", first.name, second.name], rows) if rows
+                  else f"runs {first.name!r} and {second.name!r} have the same recipe")
+            return 0
         tables = load_report(store, args.run)
     print_report(tables, args.csv)
     print("\n(HVASR comes from human judgments: python -m annotations report)")

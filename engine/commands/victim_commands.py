@@ -19,7 +19,9 @@ from engine.training import (
     model_card_markdown,
     train_victim,
 )
-from engine.victim import load_victim
+from engine.victim import load_victim, offline_victim_dir
+from engine.worker import log_path, queue_offline_victim, spawn_worker
+from runstore.store import RunStore
 from runstore.vocab import LABELS
 
 
@@ -38,6 +40,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="wall-clock limit for the training loop")
     t.add_argument("--seed", type=int, default=TrainConfig.seed)
     t.add_argument("--force", action="store_true", help="retrain even if a matching model is cached")
+    t.add_argument("--queue", action="store_true",
+                   help="queue the offline victim's training for the store's worker (started now) and return at "
+                        "once; nothing is queued when it is trained (what `make run` does on a fresh machine)")
+    t.add_argument("--db", type=Path, default=None, help="with --queue: SQLite store (default: settings.db_path)")
     t.set_defaults(func=cmd_train_victim)
 
     e = sub.add_parser("evaluate", help="a victim's accuracy on a data file, overall, per label, and its confusion")
@@ -73,6 +79,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 def cmd_train_victim(args: argparse.Namespace) -> int:
     settings = get_settings()
+    if args.queue:
+        db = Path(args.db or settings.db_path)
+        with RunStore.open(db) as store:
+            job = queue_offline_victim(store, settings, args.backbone)
+        if job is None:
+            print(f"the offline victim is trained: {offline_victim_dir(settings)}")
+            return 0
+        started = spawn_worker(db)
+        print(f"queued the offline victim's training (job {job.id}, {job.status}); "
+              + ("a worker started" if started else "the running worker picks it up")
+              + f"; progress: python -m engine jobs, or the app's pages; log: {log_path(db)}")
+        return 0
     base = settings.shared_data_dir
     train = tuple(DataSource.parse(spec, base) for spec in (args.data or OFFLINE_TRAIN))
     evaluation = [DataSource.parse(spec, base) for spec in (args.eval or ([] if args.data else OFFLINE_EVAL))]

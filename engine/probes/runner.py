@@ -9,13 +9,16 @@ suite's own reports (the equivalence suite's both-direction table, RobustLR's co
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import get_suite
+from engine.recipe import model_identity
 from engine.victim import Victim
 from runstore.probe_runs import ProbeResult, ProbeRun
 from runstore.store import RunStore
@@ -31,12 +34,32 @@ def item_of(result: ProbeResult, suite: str) -> ProbeItem:
                      result.group, result.family, result.form, result.meta)
 
 
+def items_digest(items: Sequence[ProbeItem]) -> str:
+    """The sha256 of the items' texts, labels and categories, in order: what identifies a probe run's
+    data, wherever the file was read from."""
+    h = hashlib.sha256()
+    for item in items:
+        h.update(f"{item.premise}\t{item.hypothesis}\t{item.label}\t{item.category}\n".encode())
+    return h.hexdigest()
+
+
+def default_probe_run_name(suite: str, victim_name: str, data: Path | None, n: int, seed: int,
+                           items: Sequence[ProbeItem]) -> str:
+    """A probe run name built from what identifies the data: its folder and name (two fragments'
+    ``test.tsv`` differ) and the items' content hash (a changed file under the same name is another run)."""
+    source = f"{data.parent.name}-{data.stem}" if data is not None else f"generated-n{n}-seed{seed}"
+    return f"{suite}-{Path(victim_name.rstrip('/')).name or victim_name}-{source}-{items_digest(items)[:8]}"
+
+
 def run_probe(store: RunStore, run_name: str, suite: str, items: Sequence[ProbeItem], victim: Victim,
               victim_name: str, data_path: str, seed: int, config: dict[str, Any] | None = None,
               progress: Progress | None = None, batch: int = BATCH) -> ProbeRun:
-    """Run ``victim`` on ``items`` into probe run ``run_name`` (resuming it); return the run."""
-    run = store.start_probe_run(run_name, suite, victim_name, data_path, seed,
-                                {"items": len(items), **(config or {})})
+    """Run ``victim`` on ``items`` into probe run ``run_name`` (resuming it); return the run.
+
+    The run records the items' content hash and the victim's identity (its weights' hash, or hub
+    id), so a resume with other items or another model under the same names is refused."""
+    identity = {"items": len(items), "items_sha256": items_digest(items), "victim_model": model_identity(victim.name)}
+    run = store.start_probe_run(run_name, suite, victim_name, data_path, seed, {**identity, **(config or {})})
     done = store.done_probe_items(run.id)
     todo = [k for k in range(len(items)) if k not in done]
     if progress:
