@@ -207,7 +207,13 @@ def report(args: argparse.Namespace) -> None:
             won = [r for r in attacked if r["status"] == "success"]
             judged = [(r, labels[r["key"]]) for r in won if r.get("key") in labels]
             valid = [lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged]
+            label_only = [lab["label"] == r["target_label"] for r, lab in judged]
             natural = [lab["english"] == "ok" for _, lab in judged]
+            # HVASR = valid successes / attacked pairs, over the attacks judged (a success no label
+            # covers yet counts by the judged share), in both readings: label and not broken, label only.
+            share = len(won) / len(attacked) if attacked and key[0] != "operator" else None
+            hvasr = share * _share(valid) if share is not None and valid else None  # type: ignore[operator]
+            hvasr_label = share * _share(label_only) if share is not None and label_only else None  # type: ignore[operator]
             # Attacks whose source pair (P, H) was labelled too, and given its gold label.
             confirmed = [
                 lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged
@@ -219,11 +225,40 @@ def report(args: argparse.Namespace) -> None:
                 key[1] if key[0] != "all" else "all", len(attacked) if key[0] != "operator" else None,
                 len(won), (len(won) / len(attacked)) if attacked and key[0] != "operator" else None,
                 statistics.fmean(qn) if qn else None, len(judged), _share(valid), _share(natural),
-                len(confirmed), _share(confirmed),
+                len(confirmed), _share(confirmed), hvasr, hvasr_label,
             ])
         headers = ["group", "attacked", "successful", "asr", "qn mean", "judged", "valid", "natural",
-                   "source agreed", "valid there"]
-        print(format_table(headers, table, RATIOS | {"valid there"}))
+                   "source agreed", "valid there", "hvasr", "hvasr label only"]
+        print(format_table(headers, table, RATIOS | {"valid there", "hvasr", "hvasr label only"}))
+
+
+def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:
+    """Cohen's kappa of two raters' categories over the same items (None when chance agreement is 1)."""
+    if not pairs:
+        return None
+    n = len(pairs)
+    observed = sum(a == b for a, b in pairs) / n
+    first, second = defaultdict(int), defaultdict(int)
+    for a, b in pairs:
+        first[a] += 1
+        second[b] += 1
+    expected = sum(first[c] * second[c] for c in set(first) | set(second)) / (n * n)
+    return None if expected == 1 else (observed - expected) / (1 - expected)
+
+
+def agreement(args: argparse.Namespace) -> None:
+    """Two independent labelling passes over the same items: raw agreement and Cohen's kappa for the
+    NLI label, the English judgment, and "broken or not"."""
+    first, second = read_labels(args.first), read_labels(args.second)
+    shared = sorted(set(first) & set(second))
+    if not shared:
+        raise SystemExit(f"{args.first} and {args.second} share no labelled item")
+    rows = []
+    for name, value in (("label", lambda r: r["label"]), ("english", lambda r: r["english"]),
+                        ("broken", lambda r: str(r["english"] == "broken"))):
+        pairs = [(value(first[k]), value(second[k])) for k in shared]
+        rows.append([name, len(pairs), sum(a == b for a, b in pairs) / len(pairs), cohen_kappa(pairs)])
+    print(format_table(["judgment", "items", "agreement", "kappa"], rows, RATIOS | {"kappa"}))
 
 
 def main() -> None:
@@ -248,6 +283,10 @@ def main() -> None:
     r.add_argument("--labels", type=Path, required=True)
     r.add_argument("--pool", action="store_true", help="one table over all runs, each distinct H* once")
     r.set_defaults(func=report)
+    a = sub.add_parser("agreement", help="two labelling passes: agreement and Cohen's kappa")
+    a.add_argument("first", type=Path)
+    a.add_argument("second", type=Path)
+    a.set_defaults(func=agreement)
     args = parser.parse_args()
     args.func(args)
 

@@ -22,14 +22,14 @@ from engine.edits import Candidate, EditContext, FillIn, make_candidate, merge_d
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import RELATION_ORDER, Relation
 from engine.natlog.setups import Setup
-from engine.operators import EditOperator, Level, select_operators
+from engine.operators import EditOperator, Level, registered_operators, select_operators
 from engine.pp_inventory import ModifierInventory
 from engine.pp_inventory import inventory as default_inventory
 from engine.scoring import Scorer, rank
 from engine.senses import SenseChooser
 from engine.settings import Settings, get_settings
 
-__all__ = ["Candidate", "Proposal", "generate_candidates", "propose"]
+__all__ = ["Candidate", "Proposal", "generate_candidates", "no_candidate_reason", "propose"]
 
 
 def generate_candidates(
@@ -125,3 +125,22 @@ def propose(
         ranked = rank(checked.kept, scorer, top_k or settings.top_k)
         out.append(Proposal(setup, tuple(ranked), len(found), checked.rejected, checked.by_operator))
     return out
+
+
+def no_candidate_reason(polarized: PolarizedSentence, proposal: Proposal, *, settings: Settings | None = None,
+                        premise: str | None = None, senses: SenseChooser | None = None) -> str:
+    """Why a setup has no ranked candidate, in one sentence: the constraints dropped every one, or
+    operators that are switched off would have made some (named), or no registered operator has an
+    edit whose relation projects into the setup's relations (natural logic licenses none here)."""
+    settings = settings or get_settings()
+    if proposal.generated:
+        return (f"No candidate: the constraints dropped all {proposal.generated} generated "
+                f"(see the counts above).")
+    every = generate_candidates(polarized, proposal.setup.relations, setup=proposal.setup.name, settings=settings,
+                                operators=registered_operators(), senses=senses, premise=premise)
+    off = sorted({name for c in every for name in (c.operator, *c.also)})
+    if off:
+        return (f"No candidate from the operators switched on; {len(every)} would come from operators "
+                f"switched off ({', '.join(off)}: setting disabled_operators).")
+    return ("No candidate: no registered operator has an edit at any word whose relation projects into "
+            "this setup's relations.")

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.errors import InputError
+from engine.natlog import determiners
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
 from engine.natlog.projectivity import IDENTITY, Polarity, Projectivity
 from engine.natlog.relations import RELATION_ORDER, Relation, format_relations, join_sets, nli_label
@@ -36,27 +37,8 @@ MIN_SHARED = 0.3
 DO_SUPPORT = {"do", "does", "did"}
 SENTENCE_NEGATIONS = (("it", "is", "not", "true", "that"), ("it", "is", "false", "that"))
 
-# Determiner substitutions (MacCartney 2009, §6; non-empty restrictors assumed).
-_UNIVERSAL = {"every", "all", "each"}
-_EXISTENTIAL = {"some", "a", "an"}
-_DETERMINER_CLASSES: dict[str, str] = {
-    **{w: "every" for w in _UNIVERSAL}, **{w: "some" for w in _EXISTENTIAL},
-    "no": "no", "most": "most", "many": "many", "several": "several",
-    "some but not all": "some but not all", "some and not all": "some but not all",
-}
-_DETERMINER_RELATIONS: dict[tuple[str, str], Relation] = {
-    ("every", "some"): _F, ("some", "every"): _R,
-    ("every", "most"): _F, ("most", "every"): _R,
-    ("most", "some"): _F, ("some", "most"): _R,
-    ("many", "some"): _F, ("some", "many"): _R,
-    ("several", "some"): _F, ("some", "several"): _R,
-    ("some", "no"): _N, ("no", "some"): _N,
-    ("every", "no"): _A, ("no", "every"): _A,
-    ("most", "no"): _A, ("no", "most"): _A,
-    ("some but not all", "some"): _F, ("some", "some but not all"): _R,
-    ("some but not all", "every"): _A, ("every", "some but not all"): _A,
-    ("some but not all", "no"): _A, ("no", "some but not all"): _A,
-}
+# Determiner substitutions: engine.natlog.determiners holds the one table (the attack's operator reads it too).
+_DETERMINER_CLASSES = determiners.CLASSES
 
 # Restrictive modifiers: inserting one makes its head more specific (⊐), deleting it more general (⊏).
 MODIFIER_RELATIONS = {"amod", "advmod", "nmod", "obl", "compound", "acl", "acl:relcl", "nmod:npmod", "obl:npmod",
@@ -154,14 +136,13 @@ class Lexical:
 
 
 def _determiner_relation(old: str, new: str) -> Lexical | None:
-    a, b = _DETERMINER_CLASSES.get(old), _DETERMINER_CLASSES.get(new)
-    if a is None or b is None:
+    if determiners.determiner_class(old) is None or determiners.determiner_class(new) is None:
         return None
-    if a == b:
-        return Lexical(_E, f"'{old}' and '{new}' are the same determiner")
-    relation = _DETERMINER_RELATIONS.get((a, b))
+    relation = determiners.relation(old, new)
     if relation is None:
         return Lexical(None, f"no relation between the determiners '{old}' and '{new}'")
+    if relation is _E:
+        return Lexical(_E, f"'{old}' and '{new}' are the same determiner")
     return Lexical(relation, f"determiner '{old}' {relation.symbol} '{new}'")
 
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 from app import cached
 from app.widgets import candidate_html, candidates_table, derivation_lines, md_escape, polarity_html
-from engine.candidates import propose
+from engine.candidates import no_candidate_reason, propose
 from engine.constraints import describe_by_operator, describe_rejected
 from engine.errors import InputError
 from engine.natlog.polarity import Conventions, polarize
@@ -55,7 +55,8 @@ for proposal, tab in zip(proposals, tabs):
         if proposal.rejected_by_operator:
             st.caption("Dropped per operator: " + md_escape(describe_by_operator(proposal.rejected_by_operator)))
         if not rows:
-            st.info("No candidate: no word's position lets a lexical edit project into this setup's relations.")
+            st.info(md_escape(no_candidate_reason(polarized, proposal, settings=settings,
+                                                  premise=premise.strip() or None, senses=cached.sense_chooser())))
             continue
         st.dataframe(candidates_table(rows), width="stretch", height=min(460, 36 * len(rows) + 40))
         st.markdown("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)),

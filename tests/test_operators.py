@@ -84,7 +84,7 @@ def test_operators_below_the_validity_bar_are_off_by_default(settings) -> None:
     validated (README); ``none`` turns every one back on."""
     default = Settings().disabled_operators
     assert {op.name for op in select_operators(default)} == {
-        "PerturbAnto", "AltLM", "Insertion", "PredicateNegation", "SentenceNegation"}
+        "PerturbAnto", "AltLM", "Insertion", "PredicateNegation", "SentenceNegation", "PerturbQuant"}
     assert select_operators("none") == registered_operators()
     polarized = polarize(parse("A man is playing a guitar.", settings=settings))
     e2e = get_setup("E2E").relations

@@ -40,13 +40,14 @@ def test_report_counts_valid_and_natural(tmp_path: Path, capsys, shared_data: Pa
     ])
     validity.report(argparse.Namespace(runs=[run], labels=labels))
     out = capsys.readouterr().out
-    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 0 | - |" in out
-    assert "| PredicateNegation | - | 1 | - | 4.0 | 1 | 0.000 | 0.000 | 0 | - |" in out
+    # HVASR in both readings: label and not broken (1 of 2 attacked), label only (2 of 2).
+    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 0 | - | 0.500 | 1.000 |" in out
+    assert "| PredicateNegation | - | 1 | - | 4.0 | 1 | 0.000 | 0.000 | 0 | - | - | - |" in out
     # The source pair (P, H) labelled with E2C's source label: both attacks count as source-agreed.
     source = {"key": validity.item_key(p, first.hypothesis), "label": "entailment", "english": "ok"}
     labels.write_text(labels.read_text() + json.dumps(source) + "\n", encoding="utf-8")
     validity.report(argparse.Namespace(runs=[run], labels=labels))
-    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 2 | 0.500 |" in capsys.readouterr().out
+    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 2 | 0.500 | 0.500 | 1.000 |" in capsys.readouterr().out
     export = tmp_path / "todo.jsonl"
     validity.to_label(argparse.Namespace(runs=[run], labels=tmp_path / "none.jsonl", out=export, seed=0,
                                          sources=False))
@@ -59,6 +60,22 @@ def test_report_counts_valid_and_natural(tmp_path: Path, capsys, shared_data: Pa
     assert len(mixed) == 3 and first.hypothesis in {item["hypothesis"] for item in mixed}
 
 
+def test_two_passes_agreement_and_kappa(tmp_path: Path, capsys) -> None:
+    first = write(tmp_path / "a.jsonl", [
+        {"key": "k1", "label": "entailment", "english": "ok"}, {"key": "k2", "label": "neutral", "english": "odd"},
+        {"key": "k3", "label": "entailment", "english": "broken"}, {"key": "k4", "label": "neutral", "english": "ok"}])
+    second = write(tmp_path / "b.jsonl", [
+        {"key": "k1", "label": "entailment", "english": "ok"}, {"key": "k2", "label": "neutral", "english": "ok"},
+        {"key": "k3", "label": "neutral", "english": "broken"}, {"key": "k4", "label": "neutral", "english": "ok"},
+        {"key": "k5", "label": "neutral", "english": "ok"}])
+    validity.agreement(argparse.Namespace(first=first, second=second))
+    out = capsys.readouterr().out
+    # label: 3 of 4 agree; chance (2*1 + 2*3) / 16 = 0.5, so kappa 0.5. broken: 4 of 4, kappa 1.
+    assert "| label | 4 | 0.750 | 0.500 |" in out and "| broken | 4 | 1.000 | 1.000 |" in out
+    with pytest.raises(SystemExit, match="share no labelled item"):
+        validity.agreement(argparse.Namespace(first=first, second=write(tmp_path / "c.jsonl", [])))
+
+
 def test_bad_label_lines_are_refused(tmp_path: Path) -> None:
     bad = write(tmp_path / "labels.jsonl", [{"key": "x", "label": "yes", "english": "ok"}])
     with pytest.raises(SystemExit, match="labels.jsonl:1"):
@@ -67,7 +84,7 @@ def test_bad_label_lines_are_refused(tmp_path: Path) -> None:
 
 def test_the_dev_set_is_labelled_blind_and_whole(shared_data: Path) -> None:
     labels = validity.read_labels(DEV / "labels.jsonl")
-    runs = [p for p in sorted(DEV.glob("*.jsonl")) if p.name != "labels.jsonl"]
+    runs = [p for p in sorted(DEV.glob("*.jsonl")) if not p.name.startswith("labels")]
     assert runs, "the dev-set runs are kept in bench/validity/"
     rows = [r for p in runs for r in validity.with_texts(validity.read_jsonl(p))]
     produced = {r["key"] for r in rows if r.get("key")}

@@ -12,7 +12,7 @@ from tqdm import tqdm
 
 from engine import lexicon, pp_inventory
 from engine.attack import with_alt_lm
-from engine.candidates import propose
+from engine.candidates import no_candidate_reason, propose
 from engine.constraints import describe_rejected, registered_constraints
 from engine.datasets import FORMATS, read_pairs
 from engine.errors import InputError
@@ -84,6 +84,8 @@ def cmd_candidates(args: argparse.Namespace) -> int:
         dropped = describe_rejected(proposal.rejected)
         print(f"\n{setup.name} ({setup.source_label} -> {setup.target_label}): {proposal.generated} generated, "
               f"{dropped}; {len(rows)} ranked")
+        if not rows:
+            print(f"   {no_candidate_reason(polarized, proposal, settings=settings, premise=args.premise)}")
         for n, c in enumerate(rows, start=1):
             relation = f"{c.lexical_relation.symbol}->{c.relation.symbol}"
             print(f"{n:>4}  {c.score:9.2f}  {c.operator:<14} {relation}  {c.text}")

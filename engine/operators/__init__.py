@@ -8,6 +8,7 @@ New operators register the same way from any module imported before generation.
 
 from engine.operators import altlm, modifiers, negation, wordnet  # noqa: E402,F401,I001  (registration order)
 from engine.operators import conjuncts, equivalence_laws  # noqa: E402,F401,I001  (after Algorithm 1's)
+from engine.operators import determiners  # noqa: E402,F401,I001  (the determiner table's substitutions, last)
 from engine.operators.base import (
     EditOperator,
     Level,
