@@ -56,13 +56,11 @@ class Settings:
     alt_lm_top: int = 5
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
     insertions_per_slot: int = 8
-    # Off by default: operators whose H* the blind-labelled validity benchmark found below 80 %
-    # valid, or that it has not validated yet (the conjunct edits and the equivalence laws: README,
-    # "Probes as attack operators"); ``none`` turns every operator on.
-    disabled_operators: str = (
-        "PerturbSyno,PerturbHyper,PerturbHypo,PerturbCoHyper,Deletion,DoubleNegation,"
-        "ConjunctDeletion,DisjunctDeletion,ConjunctInsertion,DisjunctInsertion,Commutation,DeMorgan"
-    )
+    # Every operator is on by default: on the blind-labelled dev set, switching operators off by
+    # type raised the valid share of successes but cut HVASR (valid successes / attacked pairs)
+    # from 0.55 to 0.32, and label-preserving HVASR from 0.43 to 0.03 (README, "Validity").
+    # A comma-separated list of names switches those off; ``none`` (the default) none.
+    disabled_operators: str = "none"
     source_check: str = "complete"
     # The reading of "the N" in the polarity marker: nonmonotone (refers) or existential ("some N").
     definite_reading: str = "nonmonotone"

@@ -79,19 +79,19 @@ def test_disabling_operators(settings) -> None:
         generate_candidates(polarized, e2c, settings=settings.with_overrides(disabled_operators="AddNeg"))
 
 
-def test_operators_below_the_validity_bar_are_off_by_default(settings) -> None:
-    """The defaults leave out the operators the validity benchmark found below 80 % valid or has not
-    validated (README); ``none`` turns every one back on."""
+def test_every_operator_is_on_by_default(settings) -> None:
+    """The shipped defaults switch no operator off (HVASR is the objective: README, "Validity"); a
+    list of names switches exactly those off."""
     default = Settings().disabled_operators
-    assert {op.name for op in select_operators(default)} == {
-        "PerturbAnto", "AltLM", "Insertion", "PredicateNegation", "SentenceNegation", "PerturbQuant"}
-    assert select_operators("none") == registered_operators()
+    assert select_operators(default) == registered_operators() == select_operators("none")
     polarized = polarize(parse("A man is playing a guitar.", settings=settings))
     e2e = get_setup("E2E").relations
-    every = {c.operator for c in generate_candidates(polarized, e2e, settings=settings)}
-    defaults = {c.operator for c in generate_candidates(polarized, e2e,
-                                                         settings=settings.with_overrides(disabled_operators=default))}
-    assert "PerturbHyper" in every and "PerturbHyper" not in defaults
+    shipped = {c.operator for c in generate_candidates(polarized, e2e,
+                                                        settings=settings.with_overrides(disabled_operators=default))}
+    assert "PerturbHyper" in shipped
+    fewer = {c.operator for c in generate_candidates(polarized, e2e,
+                                                      settings=settings.with_overrides(disabled_operators="PerturbHyper"))}
+    assert "PerturbHyper" not in fewer and fewer == shipped - {"PerturbHyper"}
 
 
 def test_altlm_without_a_back_end_proposes_nothing(settings) -> None:
