@@ -4,6 +4,8 @@
     .venv-peers/bin/python bench/peers.py --data ../shared/data/snli_test.tsv --split TEST --limit 40 \\
         --seed 0 --setups E2E,C2C,N2N [--recipes pwws,deepwordbug] [--skip-natlog] [--all-operators] \\
         [--out bench/peers_result.md]
+    .venv-peers/bin/python bench/peers.py --data ../shared/data/snli_test.tsv \\
+        --validity-run bench/validity/v25_every_operator_quant.jsonl --validity-out bench/validity/v25_peers.jsonl
 
 For each setup the pairs are those a NatLog run with the same ``--data/--format/--split/--limit/--seed``
 selects (``engine.runner.select_pairs``: a seeded sample of ``limit`` pairs with the setup's source
@@ -420,8 +422,15 @@ def main(argv: list[str] | None = None) -> int:
                              "(close to the README's measured runs; as bench/speed.py)")
     parser.add_argument("--db", type=Path, default=Path("var/peers.sqlite"), help="NatLog's runs store (rewritten)")
     parser.add_argument("--out", type=Path, default=None, help="also write the table: OUT.md and OUT.json")
+    parser.add_argument("--validity-run", type=Path, default=None,
+                        help="instead: attack the label-preserving pairs of this bench/validity.py run file ...")
+    parser.add_argument("--validity-out", type=Path, default=None, help="... and write the results here, in its format")
     args = parser.parse_args(argv)
     try:
+        if args.validity_run is not None:
+            if args.validity_out is None:
+                raise PeerError("--validity-run needs --validity-out")
+            return run_on_validity_pairs(args)
         return run(args)
     except (PeerError, InputError, ResourceError) as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -482,6 +491,53 @@ def run(args: argparse.Namespace) -> int:
     if args.out is not None:
         write_out(args.out, table, meta, rows, outcomes)
         print(f"wrote {args.out.with_suffix('.md')} and {args.out.with_suffix('.json')}")
+    return 0
+
+
+def run_on_validity_pairs(args: argparse.Namespace) -> int:
+    """TextAttack's recipes on exactly the pairs a ``bench/validity.py generate`` run attacked in the
+    label-preserving setups, written in that run format (one row per pair and recipe, ``operators``
+    = the recipe), so that ``bench/validity.py to-label`` mixes the peers' H* into the same blind
+    batch and ``report`` gives their ASR, validity and HVASR beside NatLog's."""
+    from bench import validity
+    from engine.victim import load_victim
+
+    recipes = parse_recipes(args.recipes)
+    settings = get_settings()
+    textattack = import_textattack(settings)
+    victim = load_victim(settings=settings)
+    rows = [r for r in validity.with_texts(validity.read_jsonl(args.validity_run))
+            if r["setup"] in DEFAULT_SETUPS and r["status"] != "skipped"]
+    if not rows:
+        raise PeerError(f"{args.validity_run}: no attacked pair of a label-preserving setup ({', '.join(DEFAULT_SETUPS)})")
+    wrapper = PairModelWrapper(victim)
+    out: list[dict[str, object]] = []
+    for recipe in recipes:
+        for name in DEFAULT_SETUPS:
+            chosen = [r for r in rows if r["setup"] == name]
+            if not chosen:
+                continue
+            setup = get_setup(name)
+            pairs = [(k, NLIPair(str(k), r["premise"], r["hypothesis"], setup.source_label, r["source"], r["index"]))
+                     for k, r in enumerate(chosen)]
+            outcome = run_recipe(textattack, recipe, setup, pairs, wrapper, args.seed)
+            for row, result in zip(chosen, outcome.results):
+                record: dict[str, object] = {
+                    "setup": name, "source": row["source"], "index": row["index"], "target_label": row["target_label"],
+                    "status": "success" if result.status == "success" else "failed",
+                    "queries": result.distinct, "seconds": round(result.seconds, 2), "system": recipe,
+                }
+                if result.status == "success" and result.adversarial:
+                    record.update({"h_star": result.adversarial,
+                                   "key": validity.item_key(row["premise"], result.adversarial),
+                                   "operators": [recipe], "edits": 1})
+                out.append(record)
+    args.validity_out.parent.mkdir(parents=True, exist_ok=True)
+    for recipe in recipes:  # one run file per recipe: OUT_pwws.jsonl, OUT_deepwordbug.jsonl
+        path = args.validity_out.with_name(f"{args.validity_out.stem}_{recipe}{args.validity_out.suffix}")
+        mine = [r for r in out if r["system"] == recipe]
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in mine), encoding="utf-8")
+        print(f"wrote {len(mine)} attacked pairs ({recipe}) to {path}")
     return 0
 
 

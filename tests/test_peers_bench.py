@@ -47,6 +47,15 @@ def test_bad_arguments_are_one_line_errors(capsys, tmp_path: Path, extra: list[s
     assert says in one_line_error(capsys, ["--data", str(data), *extra])
 
 
+def test_validity_mode_needs_an_output_and_label_preserving_pairs(capsys, tmp_path: Path) -> None:
+    data = tmp_path / "pairs.tsv"
+    data.write_text("1\tA man sleeps.\tA person sleeps.\tentailment\n", encoding="utf-8")
+    run = tmp_path / "run.jsonl"
+    run.write_text('{"setup": "E2C", "source": "conjnli-dev", "index": 0, "target_label": "contradiction", '
+                   '"status": "success", "queries": 2}\n', encoding="utf-8")
+    assert "--validity-run needs --validity-out" in one_line_error(capsys, ["--data", str(data), "--validity-run", str(run)])
+
+
 def test_missing_data_file_is_a_one_line_error(capsys, tmp_path: Path) -> None:
     assert "no such data file" in one_line_error(capsys, ["--data", str(tmp_path / "nope.tsv")])
 
