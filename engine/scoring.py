@@ -119,6 +119,37 @@ class CausalLMScorer:
         return out
 
 
+    @torch.inference_mode()
+    def conditional_nll(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
+        """Mean negative log-likelihood of each ``text``'s tokens after ``prefix`` (a premise, then a
+        line break): how expected the hypothesis is once the premise is read. The text is tokenised
+        on its own, as :meth:`score` tokenises it, so ``conditional_nll([(P, H)])`` against
+        ``log(score([H]))`` says how much reading P helps H. Not memoised; batched like :meth:`score`."""
+        tok = self.lm.tokenizer
+        prefixes = [[self._start, *tok(f"{prefix}\n", add_special_tokens=False)["input_ids"]] for prefix, _ in pairs]
+        texts = [tok(text, add_special_tokens=False)["input_ids"] for _, text in pairs]
+        ids = [a + b for a, b in zip(prefixes, texts)]
+        out = [math.inf] * len(pairs)
+        for batch in _length_batches([len(x) for x in ids], self.max_tokens, self.max_rows):
+            width = max(len(ids[i]) for i in batch)
+            input_ids = torch.full((len(batch), width), self._pad, dtype=torch.long)
+            mask = torch.zeros((len(batch), width), dtype=torch.long)
+            scored = torch.zeros((len(batch), width), dtype=torch.long)  # the text's tokens only
+            for row, i in enumerate(batch):
+                input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
+                mask[row, : len(ids[i])] = 1
+                scored[row, len(prefixes[i]): len(ids[i])] = 1
+            input_ids, mask = input_ids.to(self.lm.device), mask.to(self.lm.device)
+            logits = self.lm.model(input_ids=input_ids, attention_mask=mask).logits
+            self.forward_passes += 1
+            weights = scored[:, 1:].to(logits.device)
+            nll = _token_nll(logits, input_ids) * weights
+            counts = weights.sum(dim=1).clamp(min=1)
+            for row, value in zip(batch, (nll.sum(dim=1) / counts).tolist()):
+                out[row] = value
+        return out
+
+
 #: Tokens per chunk of :func:`_token_nll`: the chunk's float32 logits (64 x a 50k vocabulary,
 #: 12 MiB) stay in cache, where converting the whole batch at once streams hundreds of MiB.
 NLL_CHUNK_TOKENS = 64

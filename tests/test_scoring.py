@@ -54,6 +54,22 @@ def test_smollm2_prefers_fluent_over_scrambled(smollm: LoadedModel) -> None:
 
 
 @pytest.mark.slow
+def test_a_premise_makes_its_own_content_more_expected() -> None:
+    """In float32 (exact comparisons of batched and single scores): reading P lowers the mean NLL of
+    an H that repeats P's content far more than of an unrelated H; batched equals one by one; an
+    empty-ish prefix leaves the score close to the unconditional one."""
+    lm = load_causal_lm("offline", dtype="float32")
+    scorer = CausalLMScorer(lm, max_tokens=10_000)
+    premise = "A man in a red shirt is playing a guitar on a stage."
+    related, unrelated = "A man is playing a guitar.", "Two cats are sleeping on a sofa."
+    cond = scorer.conditional_nll([(premise, related), (premise, unrelated)])
+    alone = [math.log(v) for v in scorer.score([related, unrelated])]
+    assert alone[0] - cond[0] > 2 * (alone[1] - cond[1]) and alone[0] - cond[0] > 0.5
+    single = [CausalLMScorer(lm).conditional_nll([pair])[0] for pair in [(premise, related), (premise, unrelated)]]
+    assert cond == pytest.approx(single, rel=1e-3)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("dtype", "tolerance"), [("float32", 1e-3), ("bfloat16", 0.1)])
 def test_causal_batched_equals_one_by_one(dtype: str, tolerance: float) -> None:
     """Padding must not change a score; bfloat16 rounds differently per batch shape (up to about 6 % here)."""

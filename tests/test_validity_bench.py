@@ -93,3 +93,12 @@ def test_the_dev_set_is_labelled_blind_and_whole(shared_data: Path) -> None:
     assert not [r for p in runs for r in validity.read_jsonl(p) if "premise" in r]  # no data copied
     assert all(set(row) == {"key", "label", "english"} for row in labels.values())
     assert (DEV / "GUIDELINE.md").is_file()
+
+
+def test_expected_calibration_error_by_hand() -> None:
+    from bench.validity_estimator import expected_calibration_error
+
+    # Two bins used: [0.2, 0.3) holds p = 0.2, 0.2 with outcomes 0, 1 (mean 0.5 vs 0.2: 0.3 off);
+    # [0.9, 1.0] holds p = 0.9, 1.0 with outcomes 1, 1 (mean 1 vs 0.95: 0.05 off); equal weights.
+    assert expected_calibration_error([0, 1, 1, 1], [0.2, 0.2, 0.9, 1.0]) == pytest.approx(0.5 * 0.3 + 0.5 * 0.05)
+    assert expected_calibration_error([1, 0], [1.0, 0.0]) == 0.0
