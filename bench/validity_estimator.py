@@ -12,7 +12,9 @@ engine knows before it queries the victim:
 - ``premise_delta``: the mean NLL of H* after reading P minus that of H after reading P
   (:meth:`engine.scoring.CausalLMScorer.conditional_nll`): does P make H* as expected as it made H?
 - ``premise_gain_delta``: how much reading P helps H*, minus how much it helps H;
-- ``length_delta``: words of H* minus words of H.
+- ``length_delta``: words of H* minus words of H;
+- ``check``: the verifier's verdict on H -> H* against the setup's relations (re-derived, unknown,
+  fails: :func:`engine.verifier.self_check`, the same check every stored attack carries).
 
 The target is "valid": the labelled label is the setup's target and the English is not broken. A
 logistic regression (standardised features) is scored by 5-fold stratified cross-validation:
@@ -36,6 +38,7 @@ from engine.tables import format_table  # noqa: E402
 
 DEV = Path(__file__).resolve().parent / "validity"
 NUMERIC = ("edits", "lm_delta", "premise_delta", "premise_gain_delta", "length_delta")
+CHECKS = ("re-derived", "unknown", "fails")
 TARGETS = ("entailment", "neutral", "contradiction")
 
 
@@ -63,8 +66,13 @@ def features(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[float]]]:
     ppl_h, ppl_star = scorer.score(h), scorer.score(h_star)
     cond_h = scorer.conditional_nll([(r["premise"], r["hypothesis"]) for r in rows])
     cond_star = scorer.conditional_nll([(r["premise"], r["h_star"]) for r in rows])
+    from engine.natlog.setups import get_setup
+    from engine.verifier import self_check
+
+    checks = [self_check(r["hypothesis"], r["h_star"], get_setup(r["setup"]).relations).status for r in rows]
     operators = sorted({op for r in rows for op in r.get("operators", [])})
-    names = [f"op:{op}" for op in operators] + [f"target:{t}" for t in TARGETS] + list(NUMERIC)
+    names = ([f"op:{op}" for op in operators] + [f"target:{t}" for t in TARGETS] + list(NUMERIC)
+             + [f"check:{c}" for c in CHECKS])
     matrix = []
     for k, r in enumerate(rows):
         ops = set(r.get("operators", []))
@@ -73,7 +81,7 @@ def features(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[float]]]:
                    cond_star[k] - cond_h[k], gain_star - gain_h,
                    float(len(r["h_star"].split()) - len(r["hypothesis"].split()))]
         matrix.append([float(op in ops) for op in operators] + [float(r["target_label"] == t) for t in TARGETS]
-                      + numeric)
+                      + numeric + [float(checks[k] == c) for c in CHECKS])
     return names, matrix
 
 
