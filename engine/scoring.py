@@ -98,28 +98,33 @@ class CausalLMScorer:
             self._memo.move_to_end(text)
         return [self._memo[t] for t in texts]
 
-    @torch.inference_mode()
     def _score(self, texts: Sequence[str]) -> list[float]:
         ids = [[self._start, *self.lm.tokenizer(t, add_special_tokens=False)["input_ids"]] for t in texts]
-        out = [math.inf] * len(texts)
+        return [math.exp(value) for value in self._mean_nll(ids, [1] * len(ids))]
+
+    @torch.inference_mode()
+    def _mean_nll(self, ids: Sequence[list[int]], first: Sequence[int]) -> list[float]:
+        """Mean NLL of the tokens ``ids[i][first[i]:]`` given those before them, in length-sorted,
+        dynamically padded batches."""
+        out = [math.inf] * len(ids)
         for batch in _length_batches([len(x) for x in ids], self.max_tokens, self.max_rows):
             width = max(len(ids[i]) for i in batch)
             input_ids = torch.full((len(batch), width), self._pad, dtype=torch.long)
             mask = torch.zeros((len(batch), width), dtype=torch.long)
+            scored = torch.zeros((len(batch), width), dtype=torch.long)
             for row, i in enumerate(batch):
                 input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
                 mask[row, : len(ids[i])] = 1
-            input_ids, mask = input_ids.to(self.lm.device), mask.to(self.lm.device)
+                scored[row, first[i]: len(ids[i])] = 1
+            input_ids, mask, scored = input_ids.to(self.lm.device), mask.to(self.lm.device), scored.to(self.lm.device)
             logits = self.lm.model(input_ids=input_ids, attention_mask=mask).logits
             self.forward_passes += 1
-            nll = _token_nll(logits, input_ids) * mask[:, 1:]
-            counts = mask[:, 1:].sum(dim=1).clamp(min=1)
+            nll = _token_nll(logits, input_ids) * scored[:, 1:]
+            counts = scored[:, 1:].sum(dim=1).clamp(min=1)
             for row, value in zip(batch, (nll.sum(dim=1) / counts).tolist()):
-                out[row] = math.exp(value)
+                out[row] = value
         return out
 
-
-    @torch.inference_mode()
     def conditional_nll(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """Mean negative log-likelihood of each ``text``'s tokens after ``prefix`` (a premise, then a
         line break): how expected the hypothesis is once the premise is read. The text is tokenised
@@ -127,27 +132,8 @@ class CausalLMScorer:
         ``log(score([H]))`` says how much reading P helps H. Not memoised; batched like :meth:`score`."""
         tok = self.lm.tokenizer
         prefixes = [[self._start, *tok(f"{prefix}\n", add_special_tokens=False)["input_ids"]] for prefix, _ in pairs]
-        texts = [tok(text, add_special_tokens=False)["input_ids"] for _, text in pairs]
-        ids = [a + b for a, b in zip(prefixes, texts)]
-        out = [math.inf] * len(pairs)
-        for batch in _length_batches([len(x) for x in ids], self.max_tokens, self.max_rows):
-            width = max(len(ids[i]) for i in batch)
-            input_ids = torch.full((len(batch), width), self._pad, dtype=torch.long)
-            mask = torch.zeros((len(batch), width), dtype=torch.long)
-            scored = torch.zeros((len(batch), width), dtype=torch.long)  # the text's tokens only
-            for row, i in enumerate(batch):
-                input_ids[row, : len(ids[i])] = torch.tensor(ids[i])
-                mask[row, : len(ids[i])] = 1
-                scored[row, len(prefixes[i]): len(ids[i])] = 1
-            input_ids, mask = input_ids.to(self.lm.device), mask.to(self.lm.device)
-            logits = self.lm.model(input_ids=input_ids, attention_mask=mask).logits
-            self.forward_passes += 1
-            weights = scored[:, 1:].to(logits.device)
-            nll = _token_nll(logits, input_ids) * weights
-            counts = weights.sum(dim=1).clamp(min=1)
-            for row, value in zip(batch, (nll.sum(dim=1) / counts).tolist()):
-                out[row] = value
-        return out
+        ids = [a + tok(text, add_special_tokens=False)["input_ids"] for a, (_, text) in zip(prefixes, pairs)]
+        return self._mean_nll(ids, [len(a) for a in prefixes])
 
 
 #: Tokens per chunk of :func:`_token_nll`: the chunk's float32 logits (64 x a 50k vocabulary,
