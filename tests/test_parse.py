@@ -206,3 +206,22 @@ def test_premises_may_hold_several_sentences_but_not_nothing() -> None:
         validate_premise("?!", 600)
     with pytest.raises(InputError, match="limit is 2400"):
         validate_premise("word " * 600, 600)
+
+
+def test_treebank_split_clitics_are_one_auxiliary() -> None:
+    """HELP and ConjNLI write "I 'm", "We 've" (a space before the clitic); spaCy's tokenizer cuts
+    those two in two, and the negation then landed inside ("I ' notm buying fruit")."""
+    from engine.candidates import generate_candidates
+    from engine.natlog.polarity import polarize
+    from engine.natlog.setups import get_setup
+    from engine.operators import get_operator
+
+    for text, clitic, lemma in (("I 'm buying fruit", "'m", "be"), ("We 've eaten", "'ve", "have")):
+        sentence = parse(text)
+        assert [t.text for t in sentence.tokens][1] == clitic and sentence.tokens[1].lemma == lemma
+        assert sentence.tokens[1].upos == "AUX" and sentence.text == text
+    found = generate_candidates(polarize(parse("I 'm buying fruit")), get_setup("E2C").relations,
+                                operators=[get_operator("PredicateNegation")])
+    assert [c.text for c in found] == ["I 'm not buying fruit"]
+    # A quoted letter is no clitic.
+    assert "m" in [t.text for t in parse("the 'm' key is broken").tokens]

@@ -50,6 +50,26 @@ RENAME = {
 NOMINAL = {"NOUN", "PROPN", "PRON", "NUM", "DET", "SYM", "X"}
 
 
+# Clitics that spaCy's tokenizer cuts in two when the text is tokenised Penn-Treebank style, with a
+# space before them (HELP and ConjNLI: "I 'm buying", "We 've eaten"): "'" + "m". "'s", "'re",
+# "'ll", "'d" and "n't" stay whole.
+SPLIT_CLITICS = frozenset({"m", "ve"})
+
+
+def join_split_clitics(doc):
+    """Merge a lone apostrophe and the clitic after it into one token ("I 'm" -> "I", "'m"), so
+    that the clitic is tagged as the auxiliary it is; otherwise a negation lands inside it ("I '
+    notm")."""
+    spans = [doc[k:k + 2] for k in range(1, len(doc) - 1)
+             if doc[k].text == "'" and not doc[k].whitespace_ and doc[k - 1].whitespace_
+             and doc[k + 1].lower_ in SPLIT_CLITICS and (doc[k + 1].whitespace_ or k + 2 == len(doc))]
+    if spans:
+        with doc.retokenize() as retokenizer:
+            for span in spans:
+                retokenizer.merge(span)
+    return doc
+
+
 @dataclass
 class _Node:
     """Mutable working copy of a token during conversion (0-based, head -1 = root)."""
@@ -171,7 +191,7 @@ class SpacyParser:
     def parse_many(self, texts: Sequence[str], batch_size: int = 128) -> list[ParsedSentence]:
         """Parse many sentences at once: each pipeline component and the tagger's verb scores run
         over batches of documents (the same parses as :meth:`parse`, several times faster)."""
-        docs = [self.nlp.make_doc(t) for t in texts]
+        docs = [join_split_clitics(self.nlp.make_doc(t)) for t in texts]
         for doc in docs:
             for k, tok in enumerate(doc):
                 tok.is_sent_start = k == 0
@@ -188,7 +208,7 @@ class SpacyParser:
         if words is not None:
             doc = Doc(self.nlp.vocab, words=words, spaces=[True] * (len(words) - 1) + [False])
         else:
-            doc = self.nlp.make_doc(text)
+            doc = join_split_clitics(self.nlp.make_doc(text))
         for k, tok in enumerate(doc):
             tok.is_sent_start = k == 0
         for _, component in self.nlp.pipeline:
