@@ -157,6 +157,8 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
     runs = {row["id"]: row for row in store.db.query("SELECT * FROM runs")}
     results = item_results(store)
     tallies: dict[str, Counter[str]] = defaultdict(Counter)
+    estimates: dict[str, float] = defaultdict(float)
+    judged_estimates: dict[str, float] = defaultdict(float)
     for attack in store.attacks(with_trace=False):
         if attack.record.status == AttackStatus.SKIPPED:
             continue
@@ -167,6 +169,15 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
             tally["successful"] += attack.record.status == AttackStatus.SUCCESS
             tally["judged"] += result is not None and result.majority is not None
             tally["valid"] += result is not None and result.majority == attack.record.target_label
+            estimate = attack.record.validity_estimate
+            if attack.record.status == AttackStatus.SUCCESS:
+                if estimate is None:
+                    tally["unestimated"] += 1
+                else:
+                    estimates[value] += estimate
+                    if result is not None and result.majority is not None:
+                        judged_estimates[value] += estimate
+                        tally["judged_estimated"] += 1
     rows = []
     for value, t in sorted(tallies.items()):
         human = HumanValidation(t["attacked"], t["successful"], t["judged"], t["valid"])
@@ -174,6 +185,9 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
             group=group, value=value, attacked=t["attacked"], successful=t["successful"], judged=t["judged"],
             valid=t["valid"], asr=_share(t["successful"], t["attacked"]), coverage=human.coverage,
             hvasr=human.hvasr, hvasr_judged=human.hvasr_judged,
+            hvasr_estimated=(estimates[value] / t["attacked"]
+                             if t["successful"] and not t["unestimated"] and t["attacked"] else None),
+            estimate_on_judged=(judged_estimates[value] / t["judged_estimated"] if t["judged_estimated"] else None),
         ))
     return rows
 

@@ -104,11 +104,13 @@ def cmd_hvasr(args: argparse.Namespace) -> int:
     with _open(args) as store:
         rows = hvasr(store, args.by)
     print(format_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "coverage", "HVASR",
-                        "HVASR judged"),
+                        "HVASR judged", "HVASR estimated", "estimate on judged"),
                        [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.coverage, r.hvasr,
-                         r.hvasr_judged) for r in rows]))
+                         r.hvasr_judged, r.hvasr_estimated, r.estimate_on_judged) for r in rows]))
     print("HVASR: valid / attacked (unjudged attacks count as not validated); HVASR judged: valid / judged; "
-          "coverage: judged / successful; '-' where nothing is judged.")
+          "coverage: judged / successful; '-' where nothing is judged. HVASR estimated: the validity "
+          "estimates of the successful H* over attacked pairs; estimate on judged: their mean over the judged "
+          "attacks (beside HVASR judged: the estimate's calibration); '-' for runs without a validity gate.")
     return 0
 
 

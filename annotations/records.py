@@ -121,3 +121,7 @@ class HvasrRow:
     coverage: float | None
     hvasr: float | None
     hvasr_judged: float | None
+    #: HVASR as the validity estimate predicts it (estimates of the successful H* over attacked pairs)
+    hvasr_estimated: float | None = None
+    #: the mean estimate over the judged attacks: beside ``hvasr_judged``, the estimate's calibration
+    estimate_on_judged: float | None = None

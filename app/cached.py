@@ -11,6 +11,7 @@ from engine.parse import Parser, load_parser
 from engine.scoring import Scorer, build_scorer
 from engine.senses import SenseChooser, build_sense_chooser
 from engine.settings import Settings, get_settings
+from engine.validity.estimate import ValidityGate
 from engine.victim import Victim, load_victim
 
 
@@ -44,6 +45,11 @@ def victim(name: str, label_map: str = "") -> Victim:
     return load_victim(name, label_map or None, settings())
 
 
-@st.cache_resource(show_spinner="Loading the language models (fluency ranking, AltLM)…")
+@st.cache_resource(show_spinner="Loading the language models (fluency ranking, AltLM, validity estimate)…")
 def attack_tools(alt_lm: bool | None = None) -> AttackTools:
     return AttackTools.build(settings(), alt_lm=alt_lm)
+
+
+def validity_gate() -> ValidityGate | None:
+    """The validity gate the attack uses (None when ``validity_estimate`` is ``none``)."""
+    return attack_tools().gate

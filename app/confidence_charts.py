@@ -23,6 +23,7 @@ def points_frame(points: Sequence[ConfidencePoint]) -> pd.DataFrame:
     if not frame.empty:
         frame["hover"] = [html.escape(t) for t in frame["text"]]
         frame["attack"] = frame["status"].map(lambda s: "successful" if s == "success" else "not successful")
+        frame["validity_band"] = [p.validity_band for p in points]
     return frame
 
 

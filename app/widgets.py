@@ -17,6 +17,7 @@ from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation
 from engine.natlog.triggers import ScopedTrigger
 from engine.parse import ParsedSentence
+from engine.validity.estimate import ValidityEstimate
 from engine.victim import Prediction
 from runstore.vocab import LABELS
 
@@ -144,17 +145,25 @@ def candidate_html(candidate: Candidate) -> str:
 
 
 def candidates_table(candidates: Sequence[Candidate]) -> pd.DataFrame:
-    """Ranked candidates: text, operator, relations, edit, fluency score."""
+    """Ranked candidates: text, operator, relations, edit, fluency score, validity estimate (when estimated)."""
     return pd.DataFrame([
         {"rank": k, "H*": c.text, "operator": c.operator, "edit": c.edit_kind,
          "old → new": f"{c.old or '∅'} → {c.new or '∅'}",
          "lexical": f"{c.lexical_relation.symbol} {c.lexical_relation.name.lower()}",
          "H → H*": f"{c.relation.symbol} {c.relation.name.lower()}",
-         "score": None if c.score is None else round(c.score, 2)}
+         "score": None if c.score is None else round(c.score, 2),
+         "validity": c.validity}
         for k, c in enumerate(candidates, start=1)
     ]).set_index("rank")
 
 
+
+
+def validity_line(estimate: ValidityEstimate) -> str:
+    """A candidate's validity estimate and the features that moved it most, as a markdown list item
+    (feature names escaped)."""
+    return (f"- validity estimate **{estimate.probability:.2f}**; what moved it most (log-odds): "
+            + md_escape(estimate.explain(4)))
 
 
 def sense_gloss(synset_name: str) -> str | None:
@@ -221,9 +230,10 @@ HVASR_HELP = (
     "ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human majority "
     "label equals the target label, over attacked pairs; attacks nobody has judged yet count as not "
     "validated, so read it beside its coverage (judged / successful attacks). HVASR judged: valid / "
-    "judged attacks. '—' until something is judged."
+    "judged attacks. '—' until something is judged. HVASR estimated: what the validity estimate predicts "
+    "(the successful H*'s estimates summed, over attacked pairs), '—' for runs without a validity gate."
 )
-HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_judged")
+HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_judged", "hvasr_estimated", "estimate_on_judged")
 
 
 def shown_ratios(table: pd.DataFrame, columns: Sequence[str] = HVASR_RATIOS) -> pd.DataFrame:

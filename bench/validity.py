@@ -5,6 +5,7 @@ setup says, and do they read as English?
     python bench/validity.py to-label bench/validity/before.jsonl bench/validity/after.jsonl \\
         --labels bench/validity/labels.jsonl --out /tmp/to_label.jsonl      # blind: P and H* only
     python bench/validity.py report bench/validity/after.jsonl --labels bench/validity/labels.jsonl
+    python bench/validity.py sample-candidates --per-setup 45 --per-pair 3 --out bench/validity/candidates/NAME.jsonl
 
 ``generate`` attacks a seeded sample of pairs the offline victim never saw (ConjNLI dev, HELP and
 the SNLI-test TRAIN-half pairs outside the victim's training sample) with every setup and the
@@ -17,6 +18,9 @@ QN, the share of valid H* (the label equals the setup's target and the English i
 ``broken``) and of natural ones (``ok``). ``to-label --sources`` mixes the attacked pairs (P, H)
 themselves into the batch, unmarked; the report then also gives validity over the attacks whose
 source pair the labeller gave its gold label (an H* cannot keep a label its source does not have).
+``sample-candidates`` writes first-round candidates (no victim asked; SICK TEST pairs too), a few
+per pair with the rarest operators first: what the validity estimate is fitted on
+(``bench/validity_estimator.py``), since the search estimates candidates, not only winners.
 """
 
 from __future__ import annotations
@@ -73,18 +77,44 @@ def source_pairs() -> dict[str, list[NLIPair]]:
         "help-and": read_pairs(data / "help" / "leskexppmb_and.tsv", "help"),
         "help-or": read_pairs(data / "help" / "leskexppmb_or.tsv", "help"),
         "snli-train-half": read_pairs(data / "snli_test.tsv", "tsv", "TRAIN"),
+        "sick-test": read_pairs(data / "sick_corrected.tsv", "sick", "TEST"),
     }
 
 
-def candidate_pairs() -> list[tuple[str, int, NLIPair]]:
-    """Pairs the victim never trained on, from ConjNLI dev, HELP and the SNLI-test TRAIN half,
-    with their source and index there."""
+#: The sources the attacked dev set draws on (``generate``; the v25 and v26 runs); the sampled
+#: candidates (``sample-candidates``) add SICK's TEST pairs.
+ATTACK_SOURCES = ("conjnli-dev", "help-and", "help-or", "snli-train-half")
+
+
+def candidate_pairs(sources: Iterable[str] | None = None) -> list[tuple[str, int, NLIPair]]:
+    """Pairs the victim never trained on, from ConjNLI dev, HELP and the SNLI-test TRAIN half (and
+    SICK TEST), with their source and index there; ``sources`` keeps only those named."""
     excluded = victim_training_pairs()
+    wanted = set(sources) if sources is not None else None
     out = []
     for name, pairs in source_pairs().items():
+        if wanted is not None and name not in wanted:
+            continue
         out += [(name, k, p) for k, p in enumerate(pairs)
                 if (p.premise, p.hypothesis) not in excluded and len(p.hypothesis) <= 160]
     return out
+
+
+def choose_pairs(pool: list[tuple[str, int, NLIPair]], label: str, count: int,
+                 rng: random.Random) -> list[tuple[str, int, NLIPair]]:
+    """``count`` pairs of ``pool`` with the gold ``label``, shuffled by ``rng`` and taken from each
+    source in turn (so every source is represented)."""
+    eligible = [(src, k, p) for src, k, p in pool if p.label == label]
+    rng.shuffle(eligible)
+    by_source: dict[str, list[tuple[int, NLIPair]]] = defaultdict(list)
+    for src, k, p in eligible:
+        by_source[src].append((k, p))
+    chosen: list[tuple[str, int, NLIPair]] = []
+    while len(chosen) < count and any(by_source.values()):
+        for src in sorted(by_source):
+            if by_source[src] and len(chosen) < count:
+                chosen.append((src, *by_source[src].pop()))
+    return chosen
 
 
 def with_texts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -100,24 +130,14 @@ def with_texts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate(args: argparse.Namespace) -> None:
     settings = get_settings()
     began = time.monotonic()
-    pool = candidate_pairs()
+    pool = candidate_pairs(ATTACK_SOURCES)
     victim = load_victim("offline", settings=settings)
     tools = AttackTools.build(settings)  # the configured AltLM back-end (none by default)
     print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
     rows = []
     for name in args.setups.split(","):
         setup = get_setup(name)
-        eligible = [(src, k, p) for src, k, p in pool if p.label == setup.source_label]
-        rng = random.Random(f"{args.seed}:{setup.name}")
-        rng.shuffle(eligible)
-        by_source: dict[str, list[tuple[int, NLIPair]]] = defaultdict(list)
-        for src, k, p in eligible:
-            by_source[src].append((k, p))
-        chosen: list[tuple[str, int, NLIPair]] = []
-        while len(chosen) < args.per_setup and any(by_source.values()):
-            for src in sorted(by_source):
-                if by_source[src] and len(chosen) < args.per_setup:
-                    chosen.append((src, *by_source[src].pop()))
+        chosen = choose_pairs(pool, setup.source_label, args.per_setup, random.Random(f"{args.seed}:{setup.name}"))
         for src, index, pair in tqdm(chosen, desc=f"attack {setup.name}", unit="pair", mininterval=10):
             try:
                 result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
@@ -139,6 +159,56 @@ def generate(args: argparse.Namespace) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} attacked pairs to {args.out} in {time.monotonic() - began:.0f} s", file=sys.stderr)
+
+
+def sample_candidates(args: argparse.Namespace) -> None:
+    """Candidates as the first round of an attack ranks them (shipped defaults, no victim asked),
+    a few per pair, spread over the operators: what the validity estimate is fitted on, since the
+    search asks it about candidates, not only about the H* that won."""
+    from engine.candidates import propose
+    from engine.natlog.polarity import polarize
+    from engine.natlog.triggers import Conventions
+    from engine.parse import parse
+    from engine.senses import build_sense_chooser
+
+    settings = get_settings()
+    tools = AttackTools.build(settings)
+    senses = build_sense_chooser(settings)
+    pool = candidate_pairs()
+    seen_ops: dict[str, int] = defaultdict(int)
+    only = {op for op in args.operators.split(",") if op}
+    rows: list[dict[str, Any]] = []
+    for name in args.setups.split(","):
+        setup = get_setup(name)
+        rng = random.Random(f"candidates:{args.seed}:{setup.name}")
+        chosen = choose_pairs(pool, setup.source_label, args.per_setup, rng)
+        for src, index, pair in tqdm(chosen, desc=f"candidates {setup.name}", unit="pair", mininterval=10):
+            try:
+                polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(settings))
+                (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=settings,
+                                      fill_in=tools.fill_in, senses=senses)
+            except InputError as exc:
+                print(f"skipped {src} pair: {exc}", file=sys.stderr)
+                continue
+            best: dict[str, tuple[int, Any]] = {}
+            for position, candidate in enumerate(proposal.candidates):
+                if only and candidate.operator not in only:
+                    continue
+                best.setdefault(candidate.operator, (position, candidate))
+            # The rarest operators so far first, then rank: every operator gets its share of labels.
+            ops = sorted(best, key=lambda op: (seen_ops[op], rng.random()))[:args.per_pair]
+            for op in ops:
+                position, candidate = best[op]
+                seen_ops[op] += 1
+                rows.append({
+                    "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
+                    "status": "candidate", "rank": position, "h_star": candidate.text,
+                    "key": item_key(pair.premise, candidate.text), "operators": [op], "edits": 1,
+                })
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {len(rows)} candidates to {args.out}; per operator: {dict(sorted(seen_ops.items()))}",
+          file=sys.stderr)
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
@@ -270,6 +340,14 @@ def main() -> None:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--out", type=Path, required=True)
     g.set_defaults(func=generate)
+    c = sub.add_parser("sample-candidates", help="first-round candidates to label, spread over the operators")
+    c.add_argument("--per-setup", type=int, default=60)
+    c.add_argument("--per-pair", type=int, default=3)
+    c.add_argument("--setups", default=",".join(SETUPS))
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--operators", default="", help="keep only these operators' candidates (comma-separated)")
+    c.add_argument("--out", type=Path, required=True)
+    c.set_defaults(func=sample_candidates)
     t = sub.add_parser("to-label")
     t.add_argument("runs", type=Path, nargs="+")
     t.add_argument("--labels", type=Path, required=True)

@@ -1,32 +1,28 @@
-"""How well can validity be told before the victim is asked? A first, cross-validated look.
+"""Fit the validity estimate on the blind labels, score it by cross-validation, and ship it.
 
-    python bench/validity_estimator.py [--labels bench/validity/labels.jsonl] [--out bench/validity/estimator_cv.md]
+    python bench/validity_estimator.py [--labels bench/validity/labels.jsonl] [--second bench/validity/labels_pass2.jsonl]
+        [--out engine/validity/estimator.json] [--report bench/validity/estimator_cv.md]
 
-Reads every NatLog run in ``bench/validity/`` (peer runs, marked by a ``system`` field, are left out),
-takes each distinct successful (P, H*) that the blind labels cover, and describes it by what the
-engine knows before it queries the victim:
+The items are every distinct labelled (P, H*) of ``bench/validity/``: the successful H* of the
+NatLog dev-set runs (``*.jsonl``; peer runs, marked by a ``system`` field, are left out) and the
+first-round candidates of ``candidates/*.jsonl`` (the search estimates candidates, not only the
+H* that won). Each is described by :class:`engine.validity.features.FeatureExtractor`, the same
+code the search runs, and is "valid" when the pass-1 label is the setup's target and the English
+is not ``broken``.
 
-- the operators of its derivation (one column each) and its number of edits;
-- the setup's target label;
-- ``lm_delta``: log perplexity of H* minus that of H under the ranking LM (SmolLM2, float32);
-- ``premise_delta``: the mean NLL of H* after reading P minus that of H after reading P
-  (:meth:`engine.scoring.CausalLMScorer.conditional_nll`): does P make H* as expected as it made H?
-- ``premise_gain_delta``: how much reading P helps H*, minus how much it helps H;
-- ``length_delta``: words of H* minus words of H;
-- ``check``: the verifier's verdict on H -> H* against the setup's relations (re-derived, unknown,
-  fails: :func:`engine.verifier.self_check`, the same check every stored attack carries).
-
-The target is "valid": the labelled label is the setup's target and the English is not broken. A
-logistic regression (standardised features) is scored by 5-fold stratified cross-validation:
-ROC AUC, the expected calibration error over 10 equal-width bins, and the Brier score; then it is
-fitted on everything and its coefficients are printed. This is an analysis: the engine does not
-use the model yet.
+A logistic regression (standardised features, L2, ``--c``) is scored by 5-fold stratified
+cross-validation repeated over three seeds: ROC AUC, the expected calibration error over 10
+equal-width bins, the Brier score, the reliability curve, and the AUC against the second pass's
+labels (how much of the error is the labels' own noise). It is then fitted on every item and its
+numbers written to ``--out`` (what the engine and the tests load), its largest coefficients
+printed.
 """
 
 from __future__ import annotations
 
 import argparse
-import math
+import hashlib
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -37,52 +33,63 @@ from bench import validity  # noqa: E402
 from engine.tables import format_table  # noqa: E402
 
 DEV = Path(__file__).resolve().parent / "validity"
-NUMERIC = ("edits", "lm_delta", "premise_delta", "premise_gain_delta", "length_delta")
-CHECKS = ("re-derived", "unknown", "fails")
-TARGETS = ("entailment", "neutral", "contradiction")
+SHIPPED = Path(__file__).resolve().parent.parent / "engine" / "validity" / "estimator.json"
 
 
-def labelled_successes(labels: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each distinct labelled successful NatLog (P, H*) of the dev-set runs, with its texts."""
-    seen: dict[str, dict[str, Any]] = {}
-    for path in sorted(DEV.glob("*.jsonl")):
+def run_files() -> list[Path]:
+    """The NatLog dev-set runs and the sampled candidates, peer runs left out."""
+    out = []
+    for path in sorted(DEV.glob("*.jsonl")) + sorted((DEV / "candidates").glob("*.jsonl")):
         if path.name.startswith("labels"):
             continue
-        rows = validity.read_jsonl(path)
-        if any("system" in r for r in rows):
+        if any("system" in r for r in validity.read_jsonl(path)):
             continue  # a peer system's run
-        for row in validity.with_texts(rows):
-            if row.get("key") in labels and row["status"] == "success" and row["key"] not in seen:
+        out.append(path)
+    return out
+
+
+def labelled_items(labels: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each distinct labelled (P, H*), successful H* and sampled candidates, with its texts."""
+    seen: dict[str, dict[str, Any]] = {}
+    for path in run_files():
+        for row in validity.with_texts(validity.read_jsonl(path)):
+            if row.get("key") in labels and row["status"] in ("success", "candidate") and row["key"] not in seen:
                 seen[row["key"]] = row
     return list(seen.values())
 
 
-def features(rows: list[dict[str, Any]]) -> tuple[list[str], list[list[float]]]:
-    from engine.models import load_causal_lm
+# The older name, kept for the analysis scripts that import it.
+labelled_successes = labelled_items
+
+
+def is_valid(label: dict[str, Any], target: str) -> int:
+    return int(label["label"] == target and label["english"] != "broken")
+
+
+def feature_matrix(rows: list[dict[str, Any]], cache: Path | None = None) -> tuple[tuple[str, ...], list[list[float]]]:
+    """Each row's features; with ``cache`` (a JSON file), rows computed before by the same feature
+    code (same names) are read back instead of computed again."""
+    from engine.models import load_causal_lm, load_sentence_encoder
+    from engine.operators import registered_operators
     from engine.scoring import CausalLMScorer
+    from engine.validity.features import FeatureExtractor, ValidityInput
 
-    scorer = CausalLMScorer(load_causal_lm("offline", dtype="float32"))
-    h, h_star = [r["hypothesis"] for r in rows], [r["h_star"] for r in rows]
-    ppl_h, ppl_star = scorer.score(h), scorer.score(h_star)
-    cond_h = scorer.conditional_nll([(r["premise"], r["hypothesis"]) for r in rows])
-    cond_star = scorer.conditional_nll([(r["premise"], r["h_star"]) for r in rows])
-    from engine.natlog.setups import get_setup
-    from engine.verifier import self_check
-
-    checks = [self_check(r["hypothesis"], r["h_star"], get_setup(r["setup"]).relations).status for r in rows]
-    operators = sorted({op for r in rows for op in r.get("operators", [])})
-    names = ([f"op:{op}" for op in operators] + [f"target:{t}" for t in TARGETS] + list(NUMERIC)
-             + [f"check:{c}" for c in CHECKS])
-    matrix = []
-    for k, r in enumerate(rows):
-        ops = set(r.get("operators", []))
-        gain_star, gain_h = math.log(ppl_star[k]) - cond_star[k], math.log(ppl_h[k]) - cond_h[k]
-        numeric = [float(r.get("edits") or len(r.get("operators", []))), math.log(ppl_star[k]) - math.log(ppl_h[k]),
-                   cond_star[k] - cond_h[k], gain_star - gain_h,
-                   float(len(r["h_star"].split()) - len(r["hypothesis"].split()))]
-        matrix.append([float(op in ops) for op in operators] + [float(r["target_label"] == t) for t in TARGETS]
-                      + numeric + [float(checks[k] == c) for c in CHECKS])
-    return names, matrix
+    extractor = FeatureExtractor([op.name for op in registered_operators()],
+                                 CausalLMScorer(load_causal_lm("offline", dtype="float32")), load_sentence_encoder())
+    items = [ValidityInput(r["premise"], r["hypothesis"], r["h_star"], tuple(r.get("operators", [])), r["target_label"],
+                           int(r.get("edits") or len(r.get("operators", [])) or 1)) for r in rows]
+    known: dict[str, list[float]] = {}
+    if cache is not None and cache.is_file():
+        stored = json.loads(cache.read_text(encoding="utf-8"))
+        if stored.get("names") == list(extractor.names):
+            known = stored["rows"]
+    ids = [f"{r['key']}:{r['target_label']}:{','.join(r.get('operators', []))}:{r.get('edits')}" for r in rows]
+    todo = [k for k, i in enumerate(ids) if i not in known]
+    for k, row in zip(todo, extractor.extract([items[k] for k in todo])):
+        known[ids[k]] = row
+    if cache is not None:
+        cache.write_text(json.dumps({"names": list(extractor.names), "rows": known}), encoding="utf-8")
+    return extractor.names, [known[i] for i in ids]
 
 
 def expected_calibration_error(y: list[int], p: list[float], bins: int = 10) -> float:
@@ -96,11 +103,28 @@ def expected_calibration_error(y: list[int], p: list[float], bins: int = 10) -> 
     return error
 
 
+def reliability(y: list[int], p: list[float], bins: int = 10) -> list[list[Any]]:
+    rows = []
+    for b in range(bins):
+        low, high = b / bins, (b + 1) / bins
+        members = [k for k, v in enumerate(p) if low <= v < high or (b == bins - 1 and v == 1.0)]
+        if members:
+            rows.append([f"{low:.1f}-{high:.1f}", len(members), sum(p[k] for k in members) / len(members),
+                         sum(y[k] for k in members) / len(members)])
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--labels", type=Path, default=DEV / "labels.jsonl")
-    parser.add_argument("--out", type=Path, default=None, help="also write the tables here (Markdown)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--second", type=Path, default=DEV / "labels_pass2.jsonl")
+    parser.add_argument("--out", type=Path, default=SHIPPED, help="the fitted estimate (JSON) the engine loads")
+    parser.add_argument("--report", type=Path, default=DEV / "estimator_cv.md", help="the tables, as Markdown")
+    parser.add_argument("--cache", type=Path, default=None, help="reuse features computed before (a JSON file)")
+    parser.add_argument("--exclude", default="lm_delta,premise_delta,premise_gain_delta",
+                        help="base features the shipped estimate leaves out (comma-separated; the report "
+                             "measures what they would add)")
+    parser.add_argument("--c", type=float, default=0.01, help="inverse L2 strength of the logistic regression")
     args = parser.parse_args()
     import numpy as np
     from sklearn.linear_model import LogisticRegression
@@ -110,29 +134,79 @@ def main() -> int:
     from sklearn.preprocessing import StandardScaler
 
     labels = validity.read_labels(args.labels)
-    rows = labelled_successes(labels)
-    y = [int(labels[r["key"]]["label"] == r["target_label"] and labels[r["key"]]["english"] != "broken") for r in rows]
-    names, matrix = features(rows)
+    second = validity.read_labels(args.second)
+    rows = labelled_items(labels)
+    y = [is_valid(labels[r["key"]], r["target_label"]) for r in rows]
+    names, matrix = feature_matrix(rows, args.cache)
     x = np.array(matrix)
-    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5, max_iter=2000))
-    folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=args.seed)
-    predicted = cross_val_predict(model, x, y, cv=folds, method="predict_proba")[:, 1].tolist()
-    only_ops = [k for k, n in enumerate(names) if n.startswith(("op:", "target:"))]
-    baseline = cross_val_predict(model, x[:, only_ops], y, cv=folds, method="predict_proba")[:, 1].tolist()
+    keep = [k for k in range(x.shape[1]) if x[:, k].std() > 0]  # a column no item varies in says nothing
+    x, names = x[:, keep], tuple(names[k] for k in keep)
+    excluded = {n for n in args.exclude.split(",") if n}
+    ablations = []
+    if excluded:
+        # What the left-out features would add, measured: the estimate with them against without.
+        for label, cols in (("every feature", list(range(len(names)))),
+                            (f"without {', '.join(sorted(excluded))} (shipped)",
+                             [k for k, n in enumerate(names) if n.split("|")[0] not in excluded])):
+            p = [cross_val_predict(make_pipeline(StandardScaler(), LogisticRegression(C=args.c, max_iter=5000)),
+                                   x[:, cols], y, cv=StratifiedKFold(n_splits=5, shuffle=True, random_state=seed),
+                                   method="predict_proba")[:, 1].tolist() for seed in range(3)]
+            ablations.append([label, len(cols), sum(roc_auc_score(y, q) for q in p) / 3,
+                              sum(expected_calibration_error(y, q) for q in p) / 3])
+        cols = [k for k, n in enumerate(names) if n.split("|")[0] not in excluded]
+        x, names = x[:, cols], tuple(names[k] for k in cols)
+
+    def model() -> Any:
+        return make_pipeline(StandardScaler(), LogisticRegression(C=args.c, max_iter=5000))
+
+    results = []
+    for seed in range(3):
+        folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
+        results.append(cross_val_predict(model(), x, y, cv=folds, method="predict_proba")[:, 1].tolist())
+    predicted = results[0]
+    paired = [(k, is_valid(second[r["key"]], r["target_label"])) for k, r in enumerate(rows) if r["key"] in second]
     summary = format_table(
-        ["features", "items", "valid share", "cv auc", "cv ece", "cv brier"],
-        [[name, len(y), sum(y) / len(y), roc_auc_score(y, p), expected_calibration_error(y, p), brier_score_loss(y, p)]
-         for name, p in (("operator + target only", baseline), ("all", predicted))],
-        frozenset({"valid share", "cv auc", "cv ece", "cv brier"}))
-    model.fit(x, y)
-    coefficients = model[-1].coef_[0].tolist()
+        ["items", "valid share", "cv auc (3 seeds)", "cv ece", "cv brier", "auc vs pass 2", "pass-2 items",
+         "pass 2 vs pass 1 auc"],
+        [[len(y), sum(y) / len(y), sum(roc_auc_score(y, p) for p in results) / 3,
+          sum(expected_calibration_error(y, p) for p in results) / 3,
+          sum(brier_score_loss(y, p) for p in results) / 3,
+          roc_auc_score([v for _, v in paired], [predicted[k] for k, _ in paired]) if paired else None, len(paired),
+          roc_auc_score([y[k] for k, _ in paired], [v for _, v in paired]) if paired else None]],
+        frozenset({"valid share", "cv auc (3 seeds)", "cv ece", "cv brier", "auc vs pass 2", "pass 2 vs pass 1 auc"}))
+    by_op = []
+    for op in sorted({op for r in rows for op in r.get("operators", [])}):
+        members = [k for k, r in enumerate(rows) if op in r.get("operators", [])]
+        ys = [y[k] for k in members]
+        by_op.append([op, len(members), sum(ys) / len(ys),
+                      roc_auc_score(ys, [predicted[k] for k in members]) if 0 < sum(ys) < len(ys) else None])
+    per_operator = format_table(["operator", "items", "valid share", "cv auc within"], by_op,
+                                frozenset({"valid share", "cv auc within"}))
+    curve = format_table(["estimate", "items", "mean estimate", "valid share"], reliability(y, predicted),
+                         frozenset({"mean estimate", "valid share"}))
+    fitted = model().fit(x, y)
+    scaler, regression = fitted[0], fitted[-1]
+    coefficients = regression.coef_[0].tolist()
     weights = format_table(["feature", "coefficient (standardised)"],
-                           [[n, f"{c:+.3f}"] for n, c in sorted(zip(names, coefficients), key=lambda item: -abs(item[1]))])
-    text = f"{summary}\n\n{weights}\n"
+                           [[n, f"{c:+.3f}"] for n, c in sorted(zip(names, coefficients), key=lambda i: -abs(i[1]))[:25]])
+    labels_digest = hashlib.sha256(args.labels.read_bytes()).hexdigest()[:16]
+    shipped = {
+        "features": list(names), "mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(),
+        "coef": coefficients, "intercept": float(regression.intercept_[0]),
+        "meta": {"items": len(y), "valid_share": round(sum(y) / len(y), 4), "labels": f"sha256:{labels_digest}",
+                 "c": args.c, "cv_auc": round(sum(roc_auc_score(y, p) for p in results) / 3, 4),
+                 "cv_ece": round(sum(expected_calibration_error(y, p) for p in results) / 3, 4)},
+    }
+    args.out.write_text(json.dumps(shipped, indent=1) + "\n", encoding="utf-8")
+    ablation = format_table(["features", "columns", "cv auc (3 seeds)", "cv ece"], ablations,
+                            frozenset({"cv auc (3 seeds)", "cv ece"})) if ablations else ""
+    text = (f"## Cross-validated\n\n{summary}\n\n## Left-out features, measured\n\n{ablation}\n\n"
+            f"## Per operator\n\n{per_operator}\n\n## Reliability (seed 0)\n\n{curve}"
+            f"\n\n## The 25 largest coefficients of the shipped fit\n\n{weights}\n")
     print(text)
-    if args.out is not None:
-        args.out.write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}")
+    if args.report is not None:
+        args.report.write_text(text, encoding="utf-8")
+    print(f"wrote {args.out} ({len(names)} features) and {args.report}")
     return 0
 
 

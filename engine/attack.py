@@ -36,9 +36,11 @@ from engine.natlog.projectivity import Polarity
 from engine.natlog.relations import RELATION_ORDER, Relation, join_sets, relation_symbols
 from engine.natlog.setups import Setup
 from engine.parse import ParsedSentence, parse, validate_premise, validate_text
-from engine.scoring import Scorer, build_scorer, rank
+from engine.scoring import CausalLMScorer, Scorer, build_scorer, rank
 from engine.senses import SenseChooser, build_sense_chooser
 from engine.settings import Settings, get_settings
+from engine.validity.estimate import ValidityEstimate, ValidityGate
+from engine.validity.features import ValidityInput
 from engine.verifier import SelfCheck, self_check
 from engine.victim import Prediction, QueryCounter, Victim
 from runstore.records import AttackRecord
@@ -58,6 +60,7 @@ class RoundOutcome(enum.StrEnum):
     EXHAUSTED = "exhausted"  # every ranked candidate asked; the next round starts from the best
     BUDGET = "budget"  # the query budget is spent
     NO_CANDIDATES = "no-candidates"  # nothing left to ask
+    BELOW_VALIDITY = "below-validity"  # candidates there were, but every one's validity estimate was under min_validity
     UNPARSABLE = "unparsable"  # the current hypothesis could not be parsed
 
 
@@ -229,6 +232,7 @@ class AttackSearch:
         scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
         ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
         chain: ConstraintChain | None = None, senses: SenseChooser | None = None,
+        gate: ValidityGate | None = None,
     ) -> None:
         gold_label = NLILabel.parse(gold_label, "the pair's label")
         if gold_label != setup.source_label:
@@ -241,7 +245,7 @@ class AttackSearch:
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
         self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
         self.chain = chain or ConstraintChain.default()
-        self.senses = senses
+        self.senses, self.gate = senses, gate
         self.ppl_scorer = ppl_scorer or scorer
         self._perplexity: float | None = None
         self._h_score: float | None = None
@@ -300,8 +304,21 @@ class AttackSearch:
                              self.scorer, self._reference())
         checked = self.chain.apply(fresh, check)
         ranked = rank(checked.kept, self.scorer, self.settings.top_k)
-        queried = self._query(ranked)
         state.seen.update(c.text for c in ranked)
+        rejected, by_operator = dict(checked.rejected), dict(checked.by_operator)
+        before_gate = len(ranked)
+        if self.gate is not None:
+            # The gate estimates the top_k by fluency (gating the whole checked list before the cut was
+            # measured too: slower, and no better on the dev set; docs/validity.md).
+            gated = self.gate.apply(ranked, premise=self.premise, hypothesis=self.hypothesis,
+                                    target=setup.target_label.value,
+                                    operators_so_far=[s.candidate.operator for s in state.derivation])
+            ranked = gated.kept
+            if self.gate.min_validity > 0:  # a gate that drops nothing is not counted as a check
+                rejected[ValidityGate.name] = gated.dropped
+            if gated.by_operator:
+                by_operator[ValidityGate.name] = gated.by_operator
+        queried = self._query(ranked)
         chosen: int | None = None
         outcome: RoundOutcome
         if self._success is not None:
@@ -309,7 +326,8 @@ class AttackSearch:
         elif len(queried) < len(ranked):
             outcome = RoundOutcome.BUDGET
         elif not queried:
-            outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.NO_CANDIDATES
+            outcome = (RoundOutcome.BUDGET if self.budget_left <= 0 else
+                       RoundOutcome.BELOW_VALIDITY if before_gate else RoundOutcome.NO_CANDIDATES)
         else:
             chosen = min(range(len(queried)), key=lambda k: queried[k].prediction.prob(setup.target_label))
             outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.EXHAUSTED
@@ -319,13 +337,23 @@ class AttackSearch:
             self._reason = outcome.value
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
-            rejected=checked.rejected, rejected_by_operator=checked.by_operator,
+            rejected=rejected, rejected_by_operator=by_operator,
             revisited=len(proposed) - len(fresh),
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
         )
         self.rounds.append(result)
         return result
+
+    def explain(self, candidate: Candidate, round_index: int) -> ValidityEstimate | None:
+        """The validity estimate of a candidate of round ``round_index``, with what moved it (None
+        without a gate)."""
+        if self.gate is None:
+            return None
+        ops = [s.candidate.operator for s in self._state.derivation if s.round < round_index]
+        return self.gate.estimator.estimate([ValidityInput(
+            self.premise, self.hypothesis, candidate.text, (*ops, candidate.operator),
+            self.setup.target_label.value, len(ops) + 1)])[0]
 
     def _advance(self, polarized: PolarizedSentence, pick: Candidate) -> None:
         """Make ``pick`` the current hypothesis, composing its relation with H's."""
@@ -412,16 +440,22 @@ class AttackTools:
     fill_in: FillIn | None
     generate: Generator = generate_candidates
     senses: SenseChooser | None = None
+    gate: ValidityGate | None = None
 
     @classmethod
     def build(cls, settings: Settings, alt_lm: bool | None = None) -> "AttackTools":
         """The configured scorer (``settings.scorer``, ``settings.lm_dtype``), causal-LM perplexity
-        in float32 (the reported PPL does not depend on the ranking's precision), AltLM if wanted, and
-        the word-sense chooser ``settings.wsd`` names."""
+        in float32 (the reported PPL does not depend on the ranking's precision), AltLM if wanted,
+        the word-sense chooser ``settings.wsd`` names, and the validity gate
+        (``settings.validity_estimate``, over the float32 causal LM and the sentence encoder)."""
+        from engine.models import load_sentence_encoder
+
         scorer = build_scorer(settings)
         ppl = build_scorer(settings, "causal", dtype="float32")
         fill_in = build_fill_in(with_alt_lm(settings, alt_lm), scorer)
-        return cls(scorer, ppl, fill_in, senses=build_sense_chooser(settings))
+        assert isinstance(ppl, CausalLMScorer)
+        gate = ValidityGate.build(settings, ppl, load_sentence_encoder(settings))
+        return cls(scorer, ppl, fill_in, senses=build_sense_chooser(settings), gate=gate)
 
 
 def with_alt_lm(settings: Settings, wanted: bool | None) -> Settings:
@@ -439,7 +473,7 @@ def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, v
     """A new search on one pair (the original pair is queried now)."""
     return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
                         fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate,
-                        senses=tools.senses)
+                        senses=tools.senses, gate=tools.gate)
 
 
 def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,

@@ -15,7 +15,7 @@ round of the attack would consider.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from engine.constraints import CheckContext, ConstraintChain
 from engine.edits import Candidate, EditContext, FillIn, make_candidate, merge_duplicates
@@ -28,6 +28,7 @@ from engine.pp_inventory import inventory as default_inventory
 from engine.scoring import Scorer, rank
 from engine.senses import SenseChooser
 from engine.settings import Settings, get_settings
+from engine.validity.estimate import ValidityEstimate, ValidityGate
 
 __all__ = ["Candidate", "Proposal", "generate_candidates", "no_candidate_reason", "propose"]
 
@@ -90,13 +91,16 @@ class Proposal:
 
     ``generated`` counts the distinct candidates before the chain, ``rejected`` what each
     constraint dropped (``rejected_by_operator``: per edit operator), ``candidates`` the best
-    ``top_k`` of the rest in rank order."""
+    ``top_k`` of the rest in the order the attack asks them. With a validity gate, ``estimates``
+    holds the estimate of each of the ``top_k`` (those the gate dropped too, under ``rejected["validity"]``)."""
 
     setup: Setup
     candidates: tuple[Candidate, ...]
     generated: int
     rejected: dict[str, int]
     rejected_by_operator: dict[str, dict[str, int]]
+    estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
+    below_validity: tuple[Candidate, ...] = ()
 
 
 def propose(
@@ -110,9 +114,10 @@ def propose(
     top_k: int | None = None,
     chain: ConstraintChain | None = None,
     senses: SenseChooser | None = None,
+    gate: ValidityGate | None = None,
 ) -> list[Proposal]:
-    """Generate, check and rank each setup's candidates as the first round of an attack would,
-    keeping the best ``top_k`` (default ``settings.top_k``) per setup."""
+    """Generate, check, rank and (with a ``gate``) estimate and gate each setup's candidates as the
+    first round of an attack would, keeping the best ``top_k`` (default ``settings.top_k``) per setup."""
     settings = settings or get_settings()
     chain = chain or ConstraintChain.default()
     out = []
@@ -122,8 +127,20 @@ def propose(
                                     senses=senses, premise=premise)
         check = CheckContext(setup, premise, source=polarized, settings=settings, scorer=scorer, reference=reference)
         checked = chain.apply(found, check)
-        ranked = rank(checked.kept, scorer, top_k or settings.top_k)
-        out.append(Proposal(setup, tuple(ranked), len(found), checked.rejected, checked.by_operator))
+        keep = top_k or settings.top_k
+        if gate is None or premise is None:
+            ranked = rank(checked.kept, scorer, keep)
+            out.append(Proposal(setup, tuple(ranked), len(found), checked.rejected, checked.by_operator))
+            continue
+        ranked = rank(checked.kept, scorer, keep)
+        gated = gate.apply(ranked, premise=premise, hypothesis=polarized.sentence.text,
+                           target=setup.target_label.value)
+        kept = {c.text for c in gated.kept}
+        below = tuple(replace(c, validity=round(gated.estimates[c.text].probability, 4))
+                      for c in ranked if c.text not in kept)
+        rejected = {**checked.rejected, **({ValidityGate.name: gated.dropped} if gate.min_validity > 0 else {})}
+        by_operator = {**checked.by_operator, **({ValidityGate.name: gated.by_operator} if gated.by_operator else {})}
+        out.append(Proposal(setup, tuple(gated.kept), len(found), rejected, by_operator, gated.estimates, below))
     return out
 
 
@@ -133,6 +150,9 @@ def no_candidate_reason(polarized: PolarizedSentence, proposal: Proposal, *, set
     operators that are switched off would have made some (named), or no registered operator has an
     edit whose relation projects into the setup's relations (natural logic licenses none here)."""
     settings = settings or get_settings()
+    if proposal.below_validity:
+        return (f"No candidate: all {len(proposal.below_validity)} ranked candidates have a validity estimate "
+                f"under min_validity (setting; see the estimates below).")
     if proposal.generated:
         return (f"No candidate: the constraints dropped all {proposal.generated} generated "
                 f"(see the counts above).")

@@ -21,7 +21,21 @@ from engine.errors import InputError
 from runstore.records import StoredAttack
 from runstore.vocab import AttackStatus
 
-GROUPINGS: tuple[str, ...] = ("operator", "polarity", "lexical_relation", "relation", "setup", "round")
+GROUPINGS: tuple[str, ...] = ("operator", "polarity", "lexical_relation", "relation", "setup", "round", "validity_band")
+#: The bands of the validity estimate that ``validity_band`` groups by (upper bounds).
+VALIDITY_BANDS = (0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def validity_band(validity: float | None) -> str:
+    """The band of a validity estimate, e.g. ``0.6–0.7`` (``not estimated`` for None)."""
+    if validity is None:
+        return "not estimated"
+    low = 0.0
+    for high in VALIDITY_BANDS:
+        if validity < high or high == 1.0:
+            return f"{low:.1f}–{high:.1f}"
+        low = high
+    return f"{low:.1f}–1.0"
 
 
 @dataclass(frozen=True)
@@ -47,6 +61,12 @@ class ConfidencePoint:
     counted: bool
     on_path: bool
     flipped: bool
+    #: The candidate's validity estimate when the run had a gate (None for runs without one).
+    validity: float | None = None
+
+    @property
+    def validity_band(self) -> str:
+        return validity_band(self.validity)
 
 
 @dataclass(frozen=True)
@@ -108,6 +128,7 @@ def attack_points(attack: StoredAttack) -> list[ConfidencePoint]:
                 relation=str(q.get("relation", "")), target_prob=prob, drop=start - prob,
                 ranking_score=q.get("score"), counted=bool(q.get("counted")), on_path=rank == chosen,
                 flipped=q.get("label") not in (None, target),
+                validity=float(q["validity"]) if q.get("validity") is not None else None,
             ))
     return out
 
@@ -148,16 +169,18 @@ def attack_path(attack: StoredAttack) -> list[PathStep]:
 def filter_points(
     points: Iterable[ConfidencePoint], *, operators: Collection[str] | None = None,
     polarities: Collection[str] | None = None, setups: Collection[str] | None = None,
-    success: bool | None = None,
+    success: bool | None = None, validity: tuple[float, float] | None = None,
 ) -> list[ConfidencePoint]:
     """The points of the chosen slices: each filter left at None keeps everything; ``success``
-    keeps the points of successful (True) or of unsuccessful (False) attacks."""
+    keeps the points of successful (True) or of unsuccessful (False) attacks; ``validity`` keeps
+    the points whose estimate lies in [low, high] (points without an estimate drop out)."""
     return [
         p for p in points
         if (operators is None or p.operator in operators)
         and (polarities is None or p.polarity in polarities)
         and (setups is None or p.setup in setups)
         and (success is None or (p.status == AttackStatus.SUCCESS.value) == success)
+        and (validity is None or (p.validity is not None and validity[0] <= p.validity <= validity[1]))
     ]
 
 

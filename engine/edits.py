@@ -70,6 +70,8 @@ class Candidate:
     site: int | None = None
     also: tuple[str, ...] = ()
     score: float | None = None
+    #: The estimated probability that H* is valid (:mod:`engine.validity`), once a gate estimated it.
+    validity: float | None = None
 
     @property
     def edit_kind(self) -> str:
@@ -85,7 +87,7 @@ class Candidate:
             "new_span": list(self.new_span), "old": self.old, "new": self.new,
             "lexical_relation": self.lexical_relation.symbol, "relation": self.relation.symbol,
             "setup": self.setup, "site": self.site, "synsets": list(self.synsets), "path": list(self.path),
-            "score": self.score,
+            "score": self.score, **({"validity": self.validity} if self.validity is not None else {}),
         }
 
 

@@ -86,6 +86,9 @@ class RunMetrics:
     recipe: str = ""
     #: whether pairs the victim trained on were left out, ``included`` (asked for), or ``unknown``
     trained_pairs: str = "unknown"
+    #: HVASR as the validity estimate predicts it: the estimates of the successful H* summed, over
+    #: attacked pairs (None when the run had no validity gate)
+    hvasr_estimated: float | None = None
 
 
 def trained_pairs_mark(config: Mapping[str, object]) -> str:
@@ -121,6 +124,9 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
     won = [r for r in attacked if r.status == AttackStatus.SUCCESS]
     queries = [float(r.queries) for r in won]
     ppl = [r.perplexity for r in won if r.perplexity is not None]
+    estimates = [r.validity_estimate for r in won]
+    estimated = (sum(e for e in estimates if e is not None) / len(attacked)
+                 if attacked and won and all(e is not None for e in estimates) else None)
     seconds = sum((r.finished_at - r.started_at).total_seconds() for r in records
                   if r.started_at is not None and r.finished_at is not None)
     return RunMetrics(
@@ -132,6 +138,7 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
         qn_mean=_mean(queries), qn_median=statistics.median(queries) if queries else None,
         ppl_mean=_mean(ppl), seconds=round(seconds, 1),
         recipe=str((config or {}).get("recipe_hash") or ""), trained_pairs=trained_pairs_mark(config or {}),
+        hvasr_estimated=estimated,
     )
 
 

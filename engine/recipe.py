@@ -40,7 +40,8 @@ RECIPE_SETTINGS = (
     "parser", "spacy_model", "causal_lm", "masked_lm", "scorer", "torch_threads", "max_chars", "top_k",
     "query_budget", "wordnet_distance", "wordnet_senses", "wsd", "wsd_prior", "sentence_encoder", "min_zipf",
     "alt_lm", "alt_lm_pool", "alt_lm_top", "insertions_per_slot", "source_check", "definite_reading",
-    "numeral_reading", "max_edits", "fluency_floor", "insertion_cost",
+    "numeral_reading", "max_edits", "fluency_floor", "insertion_cost", "validity_estimate", "min_validity",
+    "validity_weight",
 )
 #: Where the code's digest is taken: every Python file of the packages an attack runs through.
 CODE_PACKAGES = ("engine", "runstore")
@@ -60,6 +61,13 @@ def attack_recipe(settings: Settings, alt_lm: str) -> dict[str, Any]:
     recipe["device"] = resolve_device(settings).type
     inventory = Path(settings.pp_inventory)
     recipe["pp_inventory"] = f"sha256:{file_digest(inventory)[:16]}" if inventory.is_file() else "built-in"
+    from engine.validity.estimate import estimate_path
+
+    estimate = estimate_path(settings)
+    recipe["validity_estimate"] = (
+        "none" if estimate is None else
+        f"{settings.validity_estimate}@sha256:{file_digest(estimate)[:16]}" if estimate.is_file() else
+        f"{settings.validity_estimate} (missing)")
     return dict(sorted(recipe.items()))
 
 

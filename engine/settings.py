@@ -67,6 +67,14 @@ class Settings:
     # The reading of a bare subject numeral ("Two men ..."): exactly (default) or at-least.
     numeral_reading: str = "exactly"
     max_edits: int = 3
+    # The validity estimate (engine/validity): ``shipped`` (engine/validity/estimator.json), ``none``
+    # (no gate) or the path of a fitted estimate file. Candidates estimated under ``min_validity`` are
+    # not asked; the rest are ordered by log perplexity - validity_weight * log(estimate). Measured on
+    # the dev set (docs/validity.md): every threshold lowered HVASR, the weight raised it, so the
+    # default asks every candidate, likely-valid ones first.
+    validity_estimate: str = "shipped"
+    min_validity: float = 0.0
+    validity_weight: float = 2.0
     fluency_floor: float = 3.0
     insertion_cost: float = 3.0
     torch_threads: int = 0

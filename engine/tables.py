@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import fields, is_dataclass
 
 #: Columns printed as ratios (three decimals); other floats get one.
-RATIOS = frozenset({"asr", "hvasr", "hvasr_judged", "hvasr judged", "coverage", "share", "agreement", "gold_accuracy", "not_fluent_share",
+RATIOS = frozenset({"asr", "hvasr", "hvasr_judged", "hvasr judged", "hvasr_estimated", "hvasr estimated",
+                    "estimate on judged", "coverage", "share", "agreement", "gold_accuracy", "not_fluent_share",
                     "accuracy", "valid", "natural"})
 
 

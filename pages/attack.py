@@ -7,8 +7,8 @@ import streamlit as st
 from app import cached
 from app.auth import admin_session, open_store
 from app.victim_gate import victim_ready
-from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure
-from engine.attack import AttackSearch, Round, start_search
+from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure, validity_line
+from engine.attack import AttackSearch, Round, RoundOutcome, start_search
 from engine.constraints import describe_by_operator, describe_rejected
 from engine.datasets import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
 from engine.errors import InputError
@@ -122,6 +122,7 @@ def round_frame(search: AttackSearch, rnd: Round) -> pd.DataFrame:
         rows.append({
             "rank": k + 1, "H*": candidate.text, "operator": candidate.operator,
             "H → H*": candidate.relation.symbol, "score": round(candidate.score or 0.0, 2),
+            "validity": candidate.validity,
             "queried": "query" if query and query.counted else ("cache" if query else ""),
             "victim": query.prediction.label if query else "not asked",
             f"P({target})": f"{query.prediction.prob(target):.3f}" if query else "—",
@@ -140,7 +141,9 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
         if rnd.rejected_by_operator:
             st.caption("Dropped per operator: " + md_escape(describe_by_operator(rnd.rejected_by_operator)))
         if not rnd.candidates:
-            st.info("No candidate left for this hypothesis.")
+            st.info(f"Every ranked candidate's validity estimate was under min_validity "
+                    f"({search.settings.min_validity:.2f}); none was asked."
+                    if rnd.outcome == RoundOutcome.BELOW_VALIDITY else "No candidate left for this hypothesis.")
             return
         st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
         target = search.setup.target_label
@@ -156,6 +159,9 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
         chosen = rnd.candidates[int(pick) - 1]
         st.markdown(candidate_html(chosen), unsafe_allow_html=True)
         st.markdown("\n".join(f"- {line}" for line in derivation_lines(chosen)))
+        estimate = search.explain(chosen, rnd.index)
+        if estimate is not None:
+            st.markdown(validity_line(estimate))
 
 
 with st.container(border=True):

@@ -3,7 +3,14 @@
 import streamlit as st
 
 from app import cached
-from app.widgets import candidate_html, candidates_table, derivation_lines, md_escape, polarity_html
+from app.widgets import (
+    candidate_html,
+    candidates_table,
+    derivation_lines,
+    md_escape,
+    polarity_html,
+    validity_line,
+)
 from engine.candidates import no_candidate_reason, propose
 from engine.constraints import describe_by_operator, describe_rejected
 from engine.errors import InputError
@@ -16,7 +23,9 @@ from runstore.vocab import LABELS
 
 st.title("Attack candidates")
 st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the label as the setup asks, "
-           "ranked by language-model fluency (lower perplexity first).")
+           "ranked by language-model fluency (lower perplexity first). With a premise, each gets a validity "
+           "estimate (the probability that blind judges would give (P, H*) the target label in plain English); "
+           "the attack does not ask candidates under min_validity.")
 
 settings = cached.settings()
 with st.form("candidates-form"):
@@ -39,7 +48,7 @@ try:
     with st.spinner("Generating and ranking candidates…"):
         proposals = propose(polarized, setups, cached.scorer(), premise=premise.strip() or None,
                             settings=settings, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k),
-                            senses=cached.sense_chooser())
+                            senses=cached.sense_chooser(), gate=cached.validity_gate() if premise.strip() else None)
 except (InputError, ResourceError) as exc:
     st.error(md_escape(str(exc)))
     st.stop()
@@ -65,3 +74,9 @@ for proposal, tab in zip(proposals, tabs):
         chosen = rows[int(pick) - 1]
         st.markdown(candidate_html(chosen), unsafe_allow_html=True)
         st.markdown("\n".join(f"- {line}" for line in derivation_lines(chosen)))
+        estimate = proposal.estimates.get(chosen.text)
+        if estimate is not None:
+            st.markdown(validity_line(estimate))
+        if proposal.below_validity:
+            with st.expander(f"{len(proposal.below_validity)} under min_validity ({settings.min_validity:.2f}), not asked"):
+                st.dataframe(candidates_table(proposal.below_validity), width="stretch")

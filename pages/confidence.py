@@ -46,8 +46,13 @@ with st.container(border=True):
     polarities = c2.multiselect("Edit polarity", sorted({p.polarity for p in points}), key="f_polarity")
     setups = c3.multiselect("Setup", sorted({p.setup for p in points}), key="f_setup")
     outcome = c4.radio("Attacks", ["all", "successful", "not successful"], horizontal=True, key="f_success")
+    estimated = any(p.validity is not None for p in points)
+    band = st.slider("Validity estimate", 0.0, 1.0, (0.0, 1.0), 0.05, key="f_validity", disabled=not estimated,
+                     help="The probability that blind judges would find the candidate valid, estimated before "
+                          "the victim was asked" + ("" if estimated else " (this run has no estimates)"))
 shown = filter_points(points, operators=operators or None, polarities=polarities or None, setups=setups or None,
-                      success=None if outcome == "all" else outcome == "successful")
+                      success=None if outcome == "all" else outcome == "successful",
+                      validity=None if not estimated or band == (0.0, 1.0) else band)
 if not shown:
     st.warning("No candidate matches these filters.")
     st.stop()

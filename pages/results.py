@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from annotations.aggregation import agreement
+from annotations.aggregation import agreement, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.widgets import HVASR_HELP, shown_ratios
@@ -24,12 +24,20 @@ with open_store() as store:
                 "--setup E2E ...`.")
         st.stop()
     table = pd.DataFrame([asdict(r) for r in rows]).set_index("run").round(
-        {"asr": 3, "hvasr": 3, "hvasr_judged": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1,
+        {"asr": 3, "hvasr": 3, "hvasr_judged": 3, "hvasr_estimated": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1,
          "seconds": 1})
     st.subheader("Runs")
     st.caption(HVASR_HELP + " QN: victim queries of successful attacks. PPL: causal-LM perplexity of H*.")
     st.dataframe(shown_ratios(table), width="stretch")
     st.download_button("Download CSV", table.to_csv().encode(), "natlog-runs.csv", "text/csv")
+
+    calibration = [r for r in hvasr(store, "run") if r.estimate_on_judged is not None]
+    if calibration:
+        st.caption("The validity estimate against the judges, on the successful attacks people judged: the mean "
+                   "estimate beside the share the majority found valid (a calibrated estimate gives the same).")
+        st.dataframe(shown_ratios(pd.DataFrame([
+            {"run": r.value, "judged": r.judged, "hvasr_judged": r.hvasr_judged, "estimate_on_judged": r.estimate_on_judged}
+            for r in calibration]).set_index("run")), width="stretch")
 
     report = agreement(store)
     judged = sum(r.judged for r in rows)
@@ -50,7 +58,7 @@ with open_store() as store:
     left.download_button("Download CSV", pivot.to_csv().encode(), "natlog-paper-table.csv", "text/csv")
     right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")
 
-    long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr"],
+    long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr", "hvasr_estimated"],
                                     var_name="metric", value_name="rate").dropna()
     st.plotly_chart(px.bar(long, x="run", y="rate", color="metric", barmode="group", hover_data=["setup"],
                            range_y=[0, 1], title="Attack success (ASR) and human-validated success (HVASR)"),

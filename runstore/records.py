@@ -56,6 +56,16 @@ class AttackRecord:
     started_at: datetime | None = None
     finished_at: datetime | None = None
 
+    @property
+    def validity_estimate(self) -> float | None:
+        """The validity estimate of H* (its last derivation step's), for a successful attack whose run
+        had a validity gate; None otherwise."""
+        steps = self.derivation if isinstance(self.derivation, list) else []
+        if self.status != AttackStatus.SUCCESS or not steps or not isinstance(steps[-1], dict):
+            return None
+        value = steps[-1].get("validity")
+        return float(value) if isinstance(value, (int, float)) else None
+
     def edit_values(self, group: str) -> tuple[str, ...]:
         """The distinct ``operator`` s, or edit ``polarity`` marks (↑ ↓ =), of H*'s derivation, in
         order of first use; ``("none",)`` when it has none. A value used twice counts once."""

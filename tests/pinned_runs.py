@@ -2,7 +2,9 @@
 
 The pin was first recorded before the operator/constraint registry replaced the hard-wired search
 (and passed unchanged after it), then re-recorded once for the validity work's intended changes
-(word senses in context, licensed relations, the re-parse check, the edit cap and fluency floor).
+(word senses in context, licensed relations, the re-parse check, the edit cap and fluency floor),
+and once more when the validity estimate came to order each round's candidates (v26,
+``validity_weight = 2``).
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.

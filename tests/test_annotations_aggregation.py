@@ -148,3 +148,27 @@ def test_a_study_that_cannot_resolve_says_so(tmp_settings: Settings) -> None:
         assert resolution_warning(store) is None
         auth.revoke(store, "cyd")
         assert resolution_warning(store) is not None
+
+
+def test_estimated_hvasr_beside_the_judged_one(tmp_settings: Settings) -> None:
+    """Runs made with the validity gate carry each H*'s estimate: HVASR as the estimate predicts it
+    (estimates summed over attacked pairs), and the mean estimate over what people judged."""
+    def step(validity: float) -> list[dict]:
+        return [{"round": 1, "text": "H*", "operator": "negation", "validity": validity}]
+
+    with Store.open(settings=tmp_settings) as store:
+        run = start(store, "gated", setup="E2C", data="d.tsv")
+        ids = [store.record_attack(run, make_record(0, derivation=step(0.8))),
+               store.record_attack(run, make_record(1, derivation=step(0.5))),
+               store.record_attack(run, make_record(2, "failed", operators=(), derivation=[]))]
+        items = {a.id: a.item_id for a in store.attacks()}
+        for name in "ABC":
+            auth.add_annotator(store, name)
+        for name in "ABC":
+            _vote(store, name, items[ids[0]], C)
+        row = next(r for r in hvasr(store, "run") if r.value == "gated")
+        assert row.hvasr_estimated == pytest.approx((0.8 + 0.5) / 3)
+        assert row.estimate_on_judged == pytest.approx(0.8) and row.hvasr_judged == pytest.approx(1.0)
+        plain = start(store, "plain", setup="E2C", data="d.tsv")
+        store.record_attack(plain, make_record(0))  # no estimate: a run without the gate
+        assert next(r for r in hvasr(store, "run") if r.value == "plain").hvasr_estimated is None

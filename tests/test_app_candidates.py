@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 from streamlit.testing.v1 import AppTest
 
-from engine.settings import PROJECT_ROOT
+from engine.settings import PROJECT_ROOT, get_settings
 
 PAGE = str(PROJECT_ROOT / "pages" / "candidates.py")
 
@@ -47,3 +49,25 @@ def test_bad_hypothesis_is_a_clear_error() -> None:
     app = generate("Two sentences. Here.", "entailment")
     assert not app.exception
     assert "expected one sentence" in app.error[0].value
+
+
+def test_with_a_premise_each_candidate_has_a_validity_estimate() -> None:
+    """Given P, the page estimates every candidate, lists those under min_validity apart, and the
+    chosen derivation says what moved its estimate."""
+    app = AppTest.from_file(PAGE, default_timeout=300).run()
+    app.text_input(key="cand_premise").input("A goose is standing on the grass near a pond.")
+    app.text_input(key="cand_hypothesis").input("A goose is a large bird")
+    app.selectbox(key="cand_label").set_value("entailment")
+    app.number_input(key="cand_top").set_value(40)
+    app.button[0].click()
+    app = app.run()
+    assert not app.exception and not app.error
+    e2e = app.dataframe[0].value
+    floor = get_settings().min_validity
+    assert not e2e.empty and e2e["validity"].notna().all() and (e2e["validity"] >= floor).all()
+    shown = " ".join(m.value for m in app.markdown)
+    assert "validity estimate **" in shown and "what moved it most" in shown
+    # Asked in the attack's order: fluency weighed against the estimate (validity_weight).
+    weight = get_settings().validity_weight
+    order = [math.log(p) - weight * math.log(v) for p, v in zip(e2e["score"], e2e["validity"])]
+    assert all(a <= b + 1e-3 for a, b in zip(order, order[1:]))  # the table rounds score and estimate

@@ -87,3 +87,26 @@ def test_one_attack_by_id(store_path: Path) -> None:
         assert again.record.trace and again.record.hypothesis == first.record.hypothesis
         with pytest.raises(InputError, match="no attack with id 999"):
             store.attack(999)
+
+
+def test_points_carry_the_validity_estimate(store_path: Path) -> None:
+    """Runs made with the validity gate store each asked candidate's estimate: the explorer filters
+    and groups by it, and the run's report predicts HVASR from the successful H*'s estimates."""
+    from engine.confidence import validity_band
+    from engine.metrics import load_report
+
+    with RunStore.open(store_path) as store:
+        points = confidence_points(store.attacks())
+        report = load_report(store)
+        won = [a.record for a in store.attacks(store.run("c2e").id) if a.record.status == "success"]
+    assert points and all(p.validity is not None and 0.0 < p.validity < 1.0 for p in points)
+    middle = sorted(p.validity for p in points)[len(points) // 2]
+    high = filter_points(points, validity=(middle, 1.0))
+    assert high and all(p.validity >= middle for p in high) and len(high) < len(points) + 1
+    assert not filter_points(points, validity=(1.0, 1.0))
+    rows = group_points(points, "validity_band")
+    assert sum(r.points for r in rows) == len(points)
+    assert {r.value for r in rows} == {validity_band(p.validity) for p in points}
+    assert validity_band(None) == "not estimated" and validity_band(0.65) == "0.6–0.7" and validity_band(1.0) == "0.9–1.0"
+    c2e = next(r for r in report.runs if r.run == "c2e")
+    assert won and c2e.hvasr_estimated == pytest.approx(sum(r.validity_estimate for r in won) / c2e.attacked)

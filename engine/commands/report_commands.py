@@ -16,7 +16,7 @@ from runstore.identity import diff_rows, recipe_rows
 from runstore.store import RunStore
 
 RUN_COLUMNS = ["run", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
-               "asr", "hvasr", "hvasr_judged", "judged", "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds",
+               "asr", "hvasr", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds",
                "recipe", "trained_pairs"]
 
 
