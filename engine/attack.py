@@ -245,6 +245,12 @@ class AttackSearch:
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
         self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
         self.chain = chain or ConstraintChain.default()
+        if gate is not None and self.settings.validity_estimate == "none":
+            gate = None
+        elif gate is not None and (gate.min_validity, gate.weight) != (self.settings.min_validity,
+                                                                      self.settings.validity_weight):
+            # The search follows its own settings (what its run's recipe records), not the tools' defaults.
+            gate = ValidityGate(gate.estimator, self.settings.min_validity, self.settings.validity_weight)
         self.senses, self.gate = senses, gate
         self.ppl_scorer = ppl_scorer or scorer
         self._perplexity: float | None = None

@@ -116,6 +116,12 @@ def test_a_round_under_the_threshold_says_so(victim: Victim, tools: AttackTools,
     assert first.rejected["validity"] > 0 and sum(first.rejected_by_operator["validity"].values()) == first.rejected["validity"]
     result = search.result()
     assert result.status == "failed" and result.reason == "below-validity" and result.queries == 1
+    # The search follows its own settings: the shipped tools' gate takes this run's threshold.
+    again = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim, tools, strict)
+    assert again.gate is not None and again.gate.min_validity == 0.999 and again.step().outcome == "below-validity"
+    off = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim, tools,
+                       strict.with_overrides(validity_estimate="none"))
+    assert off.gate is None
     trace = first.to_json()
     assert trace["outcome"] == "below-validity" and trace["rejected"]["validity"] == first.rejected["validity"]
 
