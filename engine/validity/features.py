@@ -237,6 +237,9 @@ class FeatureExtractor:
         if self.scorer is None:
             return [[0.0, 0.0, 0.0, 0.0] for _ in items]
         hs = [h for h in dict.fromkeys(i.hypothesis for i in items) if h not in self._h_cache]
+        if len(self._h_cache) + len(hs) > 50_000:  # a long-lived worker sees many hypotheses
+            self._h_cache.clear()
+            hs = list(dict.fromkeys(i.hypothesis for i in items))
         for text, value in zip(hs, self.scorer.score(hs)):
             self._h_cache[text] = value
         ppl = dict(self._h_cache)
