@@ -264,11 +264,13 @@ def report(args: argparse.Namespace) -> None:
         groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             groups[("setup", row["setup"])].append(row)
+            groups[("source", row["source"])].append(row)
             groups[("all", "all")].append(row)
             for op in dict.fromkeys(row.get("operators", [])):
                 groups[("operator", op)].append(row)
         table = []
-        order = [("all", "all")] + [("setup", s) for s in SETUPS] + sorted(k for k in groups if k[0] == "operator")
+        order = ([("all", "all")] + [("setup", s) for s in SETUPS] + sorted(k for k in groups if k[0] == "source")
+                 + sorted(k for k in groups if k[0] == "operator"))
         for key in order:
             members = groups.get(key, [])
             if not members:
@@ -292,13 +294,14 @@ def report(args: argparse.Namespace) -> None:
             ]
             qn = [r["queries"] for r in won]
             table.append([
-                key[1] if key[0] != "all" else "all", len(attacked) if key[0] != "operator" else None,
+                {"all": "all", "source": f"source {key[1]}"}.get(key[0], key[1]),
+                len(attacked) if key[0] != "operator" else None,
                 len(won), (len(won) / len(attacked)) if attacked and key[0] != "operator" else None,
                 statistics.fmean(qn) if qn else None, len(judged), _share(valid), _share(natural),
-                len(confirmed), _share(confirmed), hvasr, hvasr_label,
+                len(confirmed), _share(confirmed), hvasr, hvasr_label, float(statistics.median(qn)) if qn else None,
             ])
         headers = ["group", "attacked", "successful", "asr", "qn mean", "judged", "valid", "natural",
-                   "source agreed", "valid there", "hvasr", "hvasr label only"]
+                   "source agreed", "valid there", "hvasr", "hvasr label only", "qn median"]
         print(format_table(headers, table, RATIOS | {"valid there", "hvasr", "hvasr label only"}))
 
 
