@@ -197,18 +197,18 @@ class FeatureExtractor:
         if not items:
             return []
         lm = self._lm(items)
-        enc = self._encoder(items)
+        edits = [word_edit(i.hypothesis, i.h_star) for i in items]  # once, for both feature groups
+        enc = self._encoder(items, edits)
         rows = []
         for k, item in enumerate(items):
             ops = set(item.operators)
             row = ([float(op in ops) for op in self.operators] + [float(item.target == t) for t in TARGETS]
-                   + self._edit(item) + lm[k] + enc[k])
+                   + self._edit(item, edits[k]) + lm[k] + enc[k])
             plain = [v for v, n in zip(row, self.base_names) if not n.startswith("target:")]
             rows.append(row + [v if item.target == t else 0.0 for t in TARGETS for v in plain])
         return rows
 
-    def _edit(self, item: ValidityInput) -> list[float]:
-        edit = word_edit(item.hypothesis, item.h_star)
+    def _edit(self, item: ValidityInput, edit: WordEdit) -> list[float]:
         old_c, new_c = _content(edit.old), _content(edit.new)
         new_zipf = min((_zipf(w) for w in new_c), default=0.0)
         old_zipf = min((_zipf(w) for w in old_c), default=0.0)
@@ -260,10 +260,9 @@ class FeatureExtractor:
             out.append([lm_delta, premise_delta, gain, h])
         return out
 
-    def _encoder(self, items: Sequence[ValidityInput]) -> list[list[float]]:
+    def _encoder(self, items: Sequence[ValidityInput], edits: Sequence[WordEdit]) -> list[list[float]]:
         if self.encoder is None or not self.wanted & ENCODER:
             return [[0.0, 0.0, 0.0] for _ in items]
-        edits = [word_edit(i.hypothesis, i.h_star) for i in items]
         olds = [" ".join(e.old) or "-" for e in edits]
         news = [" ".join(e.new) or "-" for e in edits]
         texts = list(dict.fromkeys([i.premise for i in items] + [i.hypothesis for i in items]
