@@ -19,12 +19,13 @@ from annotations.records import (
     ItemResult,
     StoredAttack,
 )
-from annotations.store import Store
+from annotations.store import Store, from_json
 from engine.errors import InputError
 from engine.metrics import HumanValidation
+from runstore.records import system_name
 from runstore.vocab import AttackStatus
 
-HVASR_GROUPS: tuple[str, ...] = ("run", "setup", "victim", "dataset", "operator", "polarity")
+HVASR_GROUPS: tuple[str, ...] = ("run", "system", "setup", "victim", "dataset", "operator", "polarity")
 
 
 def majority(labels: Iterable[str]) -> str | None:
@@ -145,13 +146,17 @@ def _group_values(attack: StoredAttack, run: dict, group: str) -> list[str]:
         return [Path(run["data_path"]).name]
     if group == "run":
         return [attack.run_name]
+    if group == "system":
+        return [system_name(from_json(run["config"]) or {})]
     return [str(run[group])]
 
 
 def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
     """HVASR per value of ``group`` (:class:`engine.metrics.HumanValidation`): attacks that fooled
     the victim and whose majority label equals the target label, over attacked (not skipped)
-    pairs and over judged attacks, with the judged coverage; ``None`` where nothing is judged."""
+    pairs and over judged attacks, with the judged coverage; ``None`` where nothing is judged.
+    ``hvasr_fluent`` is the stricter reading: valid, and not flagged as broken English by at least
+    half of the item's judges (:attr:`ItemResult.broken`)."""
     if group not in HVASR_GROUPS:
         raise InputError(f"unknown grouping {group!r}; choose one of {', '.join(HVASR_GROUPS)}")
     runs = {row["id"]: row for row in store.db.query("SELECT * FROM runs")}
@@ -168,7 +173,9 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
             tally["attacked"] += 1
             tally["successful"] += attack.record.status == AttackStatus.SUCCESS
             tally["judged"] += result is not None and result.majority is not None
-            tally["valid"] += result is not None and result.majority == attack.record.target_label
+            valid = result is not None and result.majority == attack.record.target_label
+            tally["valid"] += valid
+            tally["valid_fluent"] += valid and result is not None and not result.broken
             estimate = attack.record.validity_estimate
             if attack.record.status == AttackStatus.SUCCESS:
                 if estimate is None:
@@ -180,11 +187,12 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
                         tally["judged_estimated"] += 1
     rows = []
     for value, t in sorted(tallies.items()):
-        human = HumanValidation(t["attacked"], t["successful"], t["judged"], t["valid"])
+        human = HumanValidation(t["attacked"], t["successful"], t["judged"], t["valid"], t["valid_fluent"])
         rows.append(HvasrRow(
             group=group, value=value, attacked=t["attacked"], successful=t["successful"], judged=t["judged"],
             valid=t["valid"], asr=_share(t["successful"], t["attacked"]), coverage=human.coverage,
-            hvasr=human.hvasr, hvasr_judged=human.hvasr_judged,
+            hvasr=human.hvasr, hvasr_judged=human.hvasr_judged, valid_fluent=t["valid_fluent"],
+            hvasr_fluent=human.hvasr_fluent,
             hvasr_estimated=(estimates[value] / t["attacked"]
                              if t["successful"] and not t["unestimated"] and t["attacked"] else None),
             estimate_on_judged=(judged_estimates[value] / t["judged_estimated"] if t["judged_estimated"] else None),

@@ -1,5 +1,9 @@
 """The judging queue: k independent votes per item, leases that expire, gold items mixed in.
 
+Items are served in one seeded shuffled order (:meth:`Store.queue_rank`), not by run or recording
+time, so the attack items of NatLog and of the peer systems recorded beside it are interleaved and
+neither their order nor their position tells an annotator which system made an item.
+
 An attack item needs k votes; when its k votes tie, it needs one more vote at
 a time until the tie breaks. A served item is leased to the annotator for
 ``Store.lease_s`` seconds; a live lease holds one of the item's open slots,
@@ -40,7 +44,7 @@ WHERE i.kind = 'attack'
         WHEN COALESCE(l.votes, 0) < i.k THEN i.k
         WHEN l.n > 1 THEN l.votes + 1
         ELSE l.votes END
-ORDER BY i.created_at, i.id
+ORDER BY queue_rank(i.id), i.id
 """
 
 
@@ -68,7 +72,7 @@ def next_item(store: Store, annotator_id: int) -> QueueItem | None:
             gold = next(db.query(
                 "SELECT id, premise, hypothesis FROM items i WHERE kind = 'gold' AND NOT EXISTS "
                 "(SELECT 1 FROM judgments j WHERE j.item_id = i.id AND j.annotator_id = ?) "
-                "ORDER BY created_at, id LIMIT 1",
+                "ORDER BY queue_rank(id), id LIMIT 1",
                 [annotator_id],
             ), None)
             row = gold or row

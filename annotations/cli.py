@@ -25,7 +25,7 @@ from annotations.report import load_report
 from annotations.store import Store
 from engine.commands.report_commands import print_report
 from engine.errors import InputError
-from engine.paper_tables import paper_pivot, to_latex
+from engine.paper_tables import format_paper, paper_pivot, to_latex
 from engine.settings import SettingsError, get_settings
 from engine.tables import format_cell, format_table
 from runstore import schema as run_schema
@@ -104,10 +104,12 @@ def cmd_hvasr(args: argparse.Namespace) -> int:
     with _open(args) as store:
         rows = hvasr(store, args.by)
     print(format_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "coverage", "HVASR",
-                        "HVASR judged", "HVASR estimated", "estimate on judged"),
+                        "HVASR fluent", "HVASR judged", "HVASR estimated", "estimate on judged"),
                        [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.coverage, r.hvasr,
-                         r.hvasr_judged, r.hvasr_estimated, r.estimate_on_judged) for r in rows]))
-    print("HVASR: valid / attacked (unjudged attacks count as not validated); HVASR judged: valid / judged; "
+                         r.hvasr_fluent, r.hvasr_judged, r.hvasr_estimated, r.estimate_on_judged) for r in rows]))
+    print("HVASR: valid / attacked (unjudged attacks count as not validated; label only, the paper's reading); "
+          "HVASR fluent: valid and not flagged as broken English by half the judges or more, over attacked; "
+          "HVASR judged: valid / judged; "
           "coverage: judged / successful; '-' where nothing is judged. HVASR estimated: the validity "
           "estimates of the successful H* over attacked pairs; estimate on judged: their mean over the judged "
           "attacks (beside HVASR judged: the estimate's calibration); '-' for runs without a validity gate.")
@@ -118,10 +120,24 @@ def cmd_report(args: argparse.Namespace) -> int:
     with _open(args) as store:
         tables = load_report(store, args.run)
     print_report(tables, args.csv)
+    pivot = paper_pivot(tables.runs)
+    if not pivot.empty:
+        print("\nPaper table (Tables 4-5): setups x attack system, victim and data set; HVASR = label only, "
+              "HVASR+E = label and not broken\n" + format_paper(pivot))
     if args.latex is not None:
-        args.latex.write_text(to_latex(paper_pivot(tables.runs)), encoding="utf-8")
+        _write(args.latex, to_latex(pivot))
         print(f"wrote the paper table to {args.latex}")
+    if args.paper_csv is not None:
+        _write(args.paper_csv, pivot.to_csv())
+        print(f"wrote the paper table to {args.paper_csv}")
     return 0
+
+
+def _write(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"{path}: cannot write ({exc.strerror})") from exc
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -179,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--csv", type=Path, default=None,
                    help="write the run table here, and the breakdowns beside it (-operator.csv, -polarity.csv)")
     p.add_argument("--latex", type=Path, default=None,
-                   help="write the paper table (setups x victim and data set) as a LaTeX tabular here")
+                   help="write the paper table (setups x attack system, victim and data set) as a LaTeX tabular here")
+    p.add_argument("--paper-csv", type=Path, default=None,
+                   help="write the same paper table as CSV here")
     p = add("export", cmd_export, "attacks with victim outputs, votes and majority")
     p.add_argument("--format", choices=EXPORT_FORMATS, default="csv")
     p.add_argument("--run", default=None, help="only this run")

@@ -81,6 +81,11 @@ class ItemResult:
     majority: str | None
     state: str  # "pending" (fewer than k votes), "tie" or "resolved"
 
+    @property
+    def broken(self) -> bool:
+        """At least half of the item's judges flagged H* as not fluent or not meaningful English."""
+        return self.not_fluent * 2 >= sum(self.votes.values()) > 0
+
 
 @dataclass(frozen=True)
 class AnnotatorAgreement:
@@ -125,3 +130,7 @@ class HvasrRow:
     hvasr_estimated: float | None = None
     #: the mean estimate over the judged attacks: beside ``hvasr_judged``, the estimate's calibration
     estimate_on_judged: float | None = None
+    #: valid attacks that the judges also read as English (not :attr:`ItemResult.broken`)
+    valid_fluent: int = 0
+    #: HVASR under the stricter reading, label and not broken: ``valid_fluent`` over attacked pairs
+    hvasr_fluent: float | None = None

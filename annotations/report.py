@@ -11,7 +11,7 @@ from engine.metrics import load_report as load_engine_report
 
 def human_validation(store: Store) -> dict[str, HumanValidation]:
     """Per run name: its attacked, successful, judged and valid counts (HVASR's one definition)."""
-    return {row.value: HumanValidation(row.attacked, row.successful, row.judged, row.valid)
+    return {row.value: HumanValidation(row.attacked, row.successful, row.judged, row.valid, row.valid_fluent)
             for row in hvasr(store, "run")}
 
 

@@ -10,6 +10,7 @@ recorded through this class, and on opening for attacks recorded through the bar
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Self
 
@@ -36,6 +37,14 @@ class Store(RunStore):
         self.k = settings.annotations_k
         self.gold_percent = settings.annotations_gold_percent
         self.lease_s = settings.annotations_lease_s
+        self.queue_seed = settings.annotations_queue_seed
+        db.conn.create_function("queue_rank", 1, self.queue_rank, deterministic=True)
+
+    def queue_rank(self, item_id: int) -> int:
+        """An item's place in the judging queue: a hash of the queue seed and the item id, so items of
+        every run and attack system are interleaved in one reproducible shuffled order."""
+        digest = hashlib.sha256(f"{self.queue_seed}:{item_id}".encode()).digest()
+        return int.from_bytes(digest[:7], "big")
 
     @classmethod
     def open(cls, path: str | Path | None = None, settings: Settings | None = None) -> Self:

@@ -230,10 +230,12 @@ HVASR_HELP = (
     "ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human majority "
     "label equals the target label, over attacked pairs; attacks nobody has judged yet count as not "
     "validated, so read it beside its coverage (judged / successful attacks). HVASR judged: valid / "
-    "judged attacks. '—' until something is judged. HVASR estimated: what the validity estimate predicts "
-    "(the successful H*'s estimates summed, over attacked pairs), '—' for runs without a validity gate."
+    "judged attacks. '—' until something is judged. HVASR fluent (HVASR+E): the stricter reading, valid "
+    "and not flagged as broken English by half the judges or more. HVASR estimated: what the validity "
+    "estimate predicts (the successful H*'s estimates summed, over attacked pairs), '—' for runs without a "
+    "validity gate."
 )
-HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_judged", "hvasr_estimated", "estimate_on_judged")
+HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "estimate_on_judged")
 
 
 def shown_ratios(table: pd.DataFrame, columns: Sequence[str] = HVASR_RATIOS) -> pd.DataFrame:

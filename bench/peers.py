@@ -6,6 +6,17 @@
         [--out bench/peers_result.md]
     .venv-peers/bin/python bench/peers.py --data ../shared/data/snli_test.tsv \\
         --validity-run bench/validity/v25_every_operator_quant.jsonl --validity-out bench/validity/v25_peers.jsonl
+    .venv-peers/bin/python bench/peers.py --natlog-run RUN [--db var/natlog.sqlite] [--recipes pwws,deepwordbug]
+
+With ``--natlog-run``, the recipes attack exactly the pairs a stored NatLog run attacked, on its
+victim (refused when the victim's weights are not the run's), and each recipe's results become a
+run of their own in the same store, ``RUN-pwws`` / ``RUN-deepwordbug`` (:func:`record_peer_run`):
+its identity names the attack system and TextAttack's version, every successful H* carries the
+victim's outputs, its causal-LM perplexity (PPL, as NatLog's) and the natural-logic self-check
+(does ``verify(H, H*)`` license the setup's relation?), and the annotation study takes its H* into
+the same blind queue as NatLog's, unmarked. ``python -m annotations report`` then prints every
+system side by side in the paper's Table 4 layout (HVASR in both readings; ``--latex``,
+``--paper-csv``). A rerun resumes: pairs already recorded are not attacked again.
 
 For each setup the pairs are those a NatLog run with the same ``--data/--format/--split/--limit/--seed``
 selects (``engine.runner.select_pairs``: a seeded sample of ``limit`` pairs with the setup's source
@@ -407,9 +418,170 @@ def write_out(path: Path, table: str, meta: dict[str, object], rows: list[list[o
     path.with_suffix(".json").write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+# ---------------------------------------------------------------------------------------------
+# Peer runs in the runs store, beside a NatLog run
+
+#: Recipe -> (the system's name in the store and the reports, TextAttack's recipe class).
+PEER_SYSTEMS = {"pwws": ("PWWS", "PWWSRen2019"), "deepwordbug": ("DeepWordBug", "DeepWordBugGao2018")}
+
+
+def peer_identity(recipe: str, natlog: Any, textattack_version: str | None) -> dict[str, Any]:
+    """The stored identity of ``recipe`` 's run beside NatLog run ``natlog``: the attack system and its
+    version, the goal and budget, and the NatLog run's victim and data (the same pairs)."""
+    from engine.recipe import run_identity
+
+    name, recipe_class = PEER_SYSTEMS[recipe]
+    system = {"name": name, "package": "textattack", "version": textattack_version or "unknown",
+              "recipe": recipe_class}
+    attack = {"system": system, "goal": "untargeted (any change of the victim's label)", "query_budget": QUERY_BUDGET,
+              "frozen_columns": ["premise"], "queries": "distinct (P, H*) pairs asked, the original included"}
+    identity = run_identity(attack, natlog.config.get("victim") or {}, natlog.config.get("data") or {})
+    identity["system"] = system
+    identity["natlog_run"] = natlog.name
+    return identity
+
+
+def natlog_run_pairs(store: Any, natlog: Any) -> list[Any]:
+    """The NatLog run's stored attacks, one per pair, in pair order (PeerError for a peer run or
+    an unsuitable setup)."""
+    from runstore.records import NATLOG_SYSTEM
+
+    if natlog.system != NATLOG_SYSTEM:
+        raise PeerError(f"run {natlog.name!r} is a {natlog.system} run; name the NatLog run the peers should follow")
+    setup = get_setup(natlog.setup)
+    if not setup.label_preserving:
+        raise PeerError(f"run {natlog.name!r} is setup {setup.name}, which flips the label; PWWS and DeepWordBug are "
+                        "untargeted, so only label-preserving runs (E2E, C2C, N2N) compare")
+    attacks = sorted(store.attacks(natlog.id, with_trace=False), key=lambda a: a.record.pair_index)
+    if not attacks:
+        raise PeerError(f"run {natlog.name!r} has no stored attack yet")
+    return attacks
+
+
+def check_victim(natlog: Any, victim: Victim) -> None:
+    """PeerError unless ``victim`` has the weights and label map NatLog run ``natlog`` recorded."""
+    from engine.recipe import victim_identity
+
+    stored = natlog.config.get("victim") or {}
+    mine = victim_identity(victim.name, ",".join(victim.labels))
+    if stored.get("model") != mine["model"]:
+        raise PeerError(f"run {natlog.name!r} attacked victim {stored.get('model') or natlog.victim}, but "
+                        f"{natlog.victim!r} now loads {mine['model']}; peers must attack the same victim")
+
+
+def record_peer_run(store: Any, natlog: Any, recipe: str, textattack_version: str | None,
+                    results: Sequence[PairResult], victim: Victim, ppl_scorer: Any,
+                    settings: Settings) -> Any:
+    """Record ``recipe`` 's ``results`` on NatLog run ``natlog`` 's attacked pairs as run
+    ``NATLOG-RECIPE`` of the same store; pairs NatLog skipped are recorded skipped too, so both runs
+    have the same attacked pairs. Returns the run. Pairs already recorded (a resume) are kept."""
+    from datetime import UTC, datetime, timedelta
+
+    from engine.verifier import self_check
+    from runstore.records import AttackRecord
+    from runstore.vocab import AttackStatus
+
+    setup = get_setup(natlog.setup)
+    attacks = natlog_run_pairs(store, natlog)
+    by_index = {r.pair_index: r for r in results}
+    identity = peer_identity(recipe, natlog, textattack_version)
+    run = store.start_run(f"{natlog.name}-{recipe}", natlog.setup, natlog.victim, natlog.data_path,
+                          natlog.data_format, natlog.seed, identity)
+    done = store.done_pair_indices(run.id)
+    won = [by_index[a.record.pair_index] for a in attacks
+           if a.record.pair_index not in done and a.record.status != AttackStatus.SKIPPED
+           and a.record.pair_index in by_index and by_index[a.record.pair_index].status == "success"
+           and by_index[a.record.pair_index].adversarial]
+    ppl = dict(zip([r.pair_index for r in won], ppl_scorer.score([str(r.adversarial) for r in won]) if won else []))
+    for attack in attacks:
+        source = attack.record
+        if source.pair_index in done:
+            continue
+        now = datetime.now(UTC)
+        base = {"pair_index": source.pair_index, "premise": source.premise, "hypothesis": source.hypothesis,
+                "gold_label": source.gold_label, "source_label": source.source_label,
+                "target_label": source.target_label, "original_prediction": source.original_prediction,
+                "original_probabilities": source.original_probabilities}
+        if source.status == AttackStatus.SKIPPED:
+            store.record_attack(run.id, AttackRecord(status=AttackStatus.SKIPPED, started_at=now, finished_at=now,
+                                                     trace={"system": identity["system"],
+                                                            "reason": "NatLog skipped this pair"}, **base))
+            continue
+        result = by_index.get(source.pair_index)
+        if result is None:
+            raise PeerError(f"{recipe} has no result for pair {source.pair_index} of run {natlog.name!r}")
+        trace: dict[str, Any] = {"system": identity["system"], "textattack_status": result.status,
+                                 "textattack_queries": result.queries, "seconds": round(result.seconds, 3)}
+        status, extra = AttackStatus.FAILED, {}
+        if result.status == "success" and result.adversarial:
+            hstar = result.adversarial
+            prediction = victim.predict([(source.premise, hstar)])[0]
+            if prediction.label == source.target_label:  # TextAttack's own probabilities disagree (a tie)
+                trace["note"] = "the victim keeps the target label on H*; counted as failed"
+            else:
+                status = AttackStatus.SUCCESS
+                check = self_check(source.hypothesis, hstar, setup.relations, settings)
+                trace["self_check"] = check.to_json()
+                extra = {"adversarial_hypothesis": hstar, "adversarial_prediction": prediction.label,
+                         "adversarial_probabilities": dict(zip(LABELS, map(float, prediction.probs))),
+                         "perplexity": ppl.get(source.pair_index), "operators": (PEER_SYSTEMS[recipe][0],)}
+        store.record_attack(run.id, AttackRecord(
+            status=status, queries=result.distinct, started_at=now - timedelta(seconds=result.seconds),
+            finished_at=now, trace=trace, **base, **extra))
+    store.finish_run(run.id)
+    return store.run(run.name)
+
+
+def run_beside_natlog(args: argparse.Namespace) -> int:
+    """``--natlog-run``: each recipe on the NatLog run's attacked pairs, recorded as runs of the store."""
+    from annotations.store import Store
+    from engine.scoring import build_scorer
+    from engine.victim import load_victim
+    from runstore.vocab import AttackStatus
+
+    recipes = parse_recipes(args.recipes)
+    settings = get_settings()
+    db = args.db or settings.db_path
+    if not Path(db).is_file():
+        raise PeerError(f"{db}: no such store file (the NatLog run's store: --db)")
+    textattack = import_textattack(settings)
+    version = getattr(textattack, "__version__", None) or _version("textattack")
+    with Store.open(db, settings) as store:
+        try:
+            natlog = store.run(args.natlog_run)
+        except InputError as exc:
+            raise PeerError(str(exc)) from None
+        attacks = natlog_run_pairs(store, natlog)
+        victim = load_victim(natlog.victim, settings=settings)
+        check_victim(natlog, victim)
+        setup = get_setup(natlog.setup)
+        scorer = build_scorer(settings, "causal", dtype="float32")  # PPL as NatLog's runs score it
+        pairs = [(a.record.pair_index, NLIPair(str(a.record.pair_index), a.record.premise, a.record.hypothesis,
+                                               a.record.source_label, natlog.data_path, a.record.pair_index))
+                 for a in attacks if a.record.status != AttackStatus.SKIPPED]
+        wrapper = PairModelWrapper(victim)
+        for recipe in recipes:
+            name = f"{natlog.name}-{recipe}"
+            known = {r.name for r in store.runs()}
+            done = store.done_pair_indices(store.run(name).id) if name in known else set()
+            if name in known:  # a resume must be the same attack before anything is attacked
+                store.start_run(name, natlog.setup, natlog.victim, natlog.data_path, natlog.data_format, natlog.seed,
+                                peer_identity(recipe, natlog, version))
+            todo = [(k, p) for k, p in pairs if k not in done]
+            outcome = run_recipe(textattack, recipe, setup, todo, wrapper, args.seed) if todo else Outcome(setup.name, recipe)
+            run = record_peer_run(store, natlog, recipe, version, outcome.results, victim, scorer, settings)
+            stored = [a.record for a in store.attacks(run.id, with_trace=False) if a.record.status != AttackStatus.SKIPPED]
+            won = sum(r.status == AttackStatus.SUCCESS for r in stored)
+            print(f"{run.name}: {PEER_SYSTEMS[recipe][0]} (textattack {version}) {won} / {len(stored)} attacked pairs "
+                  f"successful, beside {natlog.name!r} in {db}")
+    print("their H* join the blind annotation queue; compare with: python -m annotations report "
+          f"--db {db} (or the Results page)")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path, default=None, help="the pairs (not with --natlog-run)")
     parser.add_argument("--format", default="auto")
     parser.add_argument("--split", default=None, help="SICK split, or TRAIN/TEST half of other files")
     parser.add_argument("--setups", default=",".join(DEFAULT_SETUPS), help="label-preserving setups, comma-separated")
@@ -420,13 +592,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all-operators", action="store_true",
                         help="NatLog with every operator on, no insertion-fit cost, edit cap or source check "
                              "(close to the README's measured runs; as bench/speed.py)")
-    parser.add_argument("--db", type=Path, default=Path("var/peers.sqlite"), help="NatLog's runs store (rewritten)")
+    parser.add_argument("--db", type=Path, default=None,
+                        help="the runs store: with --natlog-run, the NatLog run's (default settings.db_path); "
+                             "otherwise NatLog's scratch store, rewritten (default var/peers.sqlite)")
+    parser.add_argument("--natlog-run", default=None,
+                        help="attack this stored NatLog run's pairs and record each recipe as a run beside it")
     parser.add_argument("--out", type=Path, default=None, help="also write the table: OUT.md and OUT.json")
     parser.add_argument("--validity-run", type=Path, default=None,
                         help="instead: attack the label-preserving pairs of this bench/validity.py run file ...")
     parser.add_argument("--validity-out", type=Path, default=None, help="... and write the results here, in its format")
     args = parser.parse_args(argv)
     try:
+        if args.natlog_run is not None:
+            return run_beside_natlog(args)
+        if args.data is None:
+            raise PeerError("--data is required (or --natlog-run RUN to follow a stored NatLog run)")
+        if args.db is None:
+            args.db = Path("var/peers.sqlite")
         if args.validity_run is not None:
             if args.validity_out is None:
                 raise PeerError("--validity-run needs --validity-out")

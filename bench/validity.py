@@ -211,6 +211,61 @@ def sample_candidates(args: argparse.Namespace) -> None:
           file=sys.stderr)
 
 
+#: The data format each source is read in (``engine.natlog.triggers.indefinite_reading`` resolves
+#: ``indefinite_reading = auto`` by it).
+SOURCE_FORMATS = {"conjnli-dev": "conjnli", "help-and": "help", "help-or": "help", "snli-train-half": "tsv",
+                  "sick-test": "sick"}
+
+
+def contrast_readings(args: argparse.Namespace) -> None:
+    """First-round candidates that only the scene reading of indefinite subjects licenses (not the
+    strict existential one), per source: labelled blind, they say which reading each data set's
+    annotators use (``report`` on this file gives the valid share per source)."""
+    from engine.candidates import propose
+    from engine.natlog.polarity import polarize
+    from engine.natlog.triggers import Conventions
+    from engine.parse import parse
+    from engine.senses import build_sense_chooser
+
+    settings = get_settings()
+    tools = AttackTools.build(settings)
+    senses = build_sense_chooser(settings)
+    pool = candidate_pairs()
+    readings = {r: settings.with_overrides(indefinite_reading=r) for r in ("existential", "scene")}
+    rows: list[dict[str, Any]] = []
+    counts: dict[str, int] = defaultdict(int)
+    for name in args.setups.split(","):
+        setup = get_setup(name)
+        rng = random.Random(f"readings:{args.seed}:{setup.name}")
+        chosen = choose_pairs(pool, setup.source_label, args.per_setup, rng)
+        for src, index, pair in tqdm(chosen, desc=f"readings {setup.name}", unit="pair", mininterval=10):
+            texts: dict[str, list[Any]] = {}
+            try:
+                parsed = parse(pair.hypothesis, settings=settings)
+                for reading, configured in readings.items():
+                    polarized = polarize(parsed, conventions=Conventions.of(configured))
+                    (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
+                                          fill_in=tools.fill_in, senses=senses)
+                    texts[reading] = list(proposal.candidates)
+            except InputError as exc:
+                print(f"skipped {src} pair: {exc}", file=sys.stderr)
+                continue
+            strict = {c.text for c in texts["existential"]}
+            only = [(k, c) for k, c in enumerate(texts["scene"]) if c.text not in strict][:args.per_pair]
+            for position, candidate in only:
+                counts[src] += 1
+                rows.append({
+                    "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
+                    "status": "candidate", "rank": position, "h_star": candidate.text,
+                    "key": item_key(pair.premise, candidate.text), "operators": [candidate.operator], "edits": 1,
+                    "reading": "scene-only",
+                })
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    print(f"wrote {len(rows)} scene-only candidates to {args.out}; per source: {dict(sorted(counts.items()))}",
+          file=sys.stderr)
+
+
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
@@ -351,6 +406,14 @@ def main() -> None:
     c.add_argument("--operators", default="", help="keep only these operators' candidates (comma-separated)")
     c.add_argument("--out", type=Path, required=True)
     c.set_defaults(func=sample_candidates)
+    c = sub.add_parser("contrast-readings",
+                       help="candidates only the scene reading of indefinite subjects licenses, to label per source")
+    c.add_argument("--per-setup", type=int, default=150)
+    c.add_argument("--per-pair", type=int, default=2)
+    c.add_argument("--setups", default="E2C")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--out", type=Path, required=True)
+    c.set_defaults(func=contrast_readings)
     t = sub.add_parser("to-label")
     t.add_argument("runs", type=Path, nargs="+")
     t.add_argument("--labels", type=Path, required=True)

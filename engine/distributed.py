@@ -26,7 +26,7 @@ from engine.attack import AttackTools, attack_pair, with_alt_lm
 from engine.datasets import NLIPair, read_pairs
 from engine.errors import InputError
 from engine.natlog.setups import Setup, get_setup
-from engine.runner import RunReport, alt_lm_in_use, start_run
+from engine.runner import RunReport, alt_lm_in_use, data_settings, start_run
 from engine.settings import Settings
 from engine.victim import load_victim, victim_labels, victim_location
 from runstore.records import AttackRecord
@@ -87,6 +87,7 @@ def run_attacks_distributed(
     if workers < 1:
         raise InputError("--workers must be at least 1")
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
+    settings = data_settings(settings, data, fmt)
     location = victim_location(victim_name, settings)
     # The same identity as a local run's (a run started here resumes locally and the other way round).
     run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, location,

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from runstore.records import Run, StoredAttack
+from runstore.records import NATLOG_SYSTEM, Run, StoredAttack, system_name
 from runstore.store import RunStore
 from runstore.vocab import LABELS, AttackStatus
 
@@ -34,7 +34,9 @@ class HumanValidation:
     of HVASR that the CLI, the pages and the exports all show.
 
     ``judged`` counts successful attacks with a majority judgment, ``valid`` those whose majority
-    label is the target label. Until every successful attack is judged, HVASR over attacked pairs
+    label is the target label (the paper's reading, label only), ``valid_fluent`` those of them that
+    fewer than half of the judges flagged as not fluent English (the stricter reading, label and not
+    broken; None where the judgments carry no such flag). Until every successful attack is judged, HVASR over attacked pairs
     counts the unjudged ones as not validated (a lower bound), so it is always shown with its
     ``coverage`` and with HVASR over the judged attacks; with nothing judged all three are ``None``
     (shown as "—"), never 0.
@@ -44,6 +46,7 @@ class HumanValidation:
     successful: int
     judged: int
     valid: int
+    valid_fluent: int | None = None
 
     @property
     def coverage(self) -> float | None:
@@ -56,6 +59,13 @@ class HumanValidation:
         return self.valid / self.attacked if self.judged and self.attacked else None
 
     @property
+    def hvasr_fluent(self) -> float | None:
+        """Valid attacks whose H* the judges also read as English, over attacked pairs."""
+        if self.valid_fluent is None or not self.judged or not self.attacked:
+            return None
+        return self.valid_fluent / self.attacked
+
+    @property
     def hvasr_judged(self) -> float | None:
         """Valid attacks over judged ones: the share of successful attacks people confirm."""
         return self.valid / self.judged if self.judged else None
@@ -63,7 +73,7 @@ class HumanValidation:
 
 @dataclass(frozen=True)
 class RunMetrics:
-    """One row of the report (one run: a setup against a victim on a data file)."""
+    """One row of the report (one run: a setup against a victim on a data file, by one attack system)."""
 
     run: str
     setup: str
@@ -89,6 +99,10 @@ class RunMetrics:
     #: HVASR as the validity estimate predicts it: the estimates of the successful H* summed, over
     #: attacked pairs (None when the run had no validity gate)
     hvasr_estimated: float | None = None
+    #: the attack system (NatLog, or a peer such as PWWS recorded by bench/peers.py)
+    system: str = NATLOG_SYSTEM
+    #: HVASR under the stricter reading: the target label and not flagged as broken English
+    hvasr_fluent: float | None = None
 
 
 def trained_pairs_mark(config: Mapping[str, object]) -> str:
@@ -138,7 +152,8 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
         qn_mean=_mean(queries), qn_median=statistics.median(queries) if queries else None,
         ppl_mean=_mean(ppl), seconds=round(seconds, 1),
         recipe=str((config or {}).get("recipe_hash") or ""), trained_pairs=trained_pairs_mark(config or {}),
-        hvasr_estimated=estimated,
+        hvasr_estimated=estimated, system=system_name(config or {}),
+        hvasr_fluent=human.hvasr_fluent if human else None,
     )
 
 

@@ -40,7 +40,7 @@ RECIPE_SETTINGS = (
     "parser", "spacy_model", "causal_lm", "masked_lm", "scorer", "torch_threads", "max_chars", "top_k",
     "query_budget", "wordnet_distance", "wordnet_senses", "wsd", "wsd_prior", "sentence_encoder", "min_zipf",
     "alt_lm", "alt_lm_pool", "alt_lm_top", "insertions_per_slot", "source_check", "definite_reading",
-    "numeral_reading", "max_edits", "fluency_floor", "insertion_cost", "validity_estimate", "min_validity",
+    "numeral_reading", "indefinite_reading", "max_edits", "fluency_floor", "insertion_cost", "validity_estimate", "min_validity",
     "validity_weight",
 )
 #: Where the code's digest is taken: every Python file of the packages an attack runs through.

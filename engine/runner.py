@@ -13,8 +13,9 @@ from pathlib import Path
 from tqdm import tqdm
 
 from engine.attack import AttackTools, attack_pair, with_alt_lm
-from engine.datasets import NLIPair, file_digest, pair_key, read_pairs
+from engine.datasets import NLIPair, detect_format, file_digest, pair_key, read_pairs
 from engine.natlog.setups import Setup
+from engine.natlog.triggers import indefinite_reading
 from engine.recipe import attack_recipe, run_identity, victim_identity
 from engine.settings import Settings
 from engine.training import trained_pair_keys
@@ -59,6 +60,15 @@ def alt_lm_in_use(settings: Settings, on: bool) -> str:
     return with_alt_lm(settings, True).alt_lm if on else "none"
 
 
+def data_settings(settings: Settings, data: Path, fmt: str) -> Settings:
+    """``settings`` for attacking pairs of ``data``: ``indefinite_reading = auto`` resolved by the
+    file's format (:func:`engine.natlog.triggers.indefinite_reading`), so the run's recipe records the
+    reading its attacks used."""
+    if settings.indefinite_reading != "auto":
+        return settings
+    return settings.with_overrides(indefinite_reading=indefinite_reading("auto", detect_format(Path(data), fmt)))
+
+
 def start_run(
     store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim_location: str,
     labels: Sequence[str], settings: Settings, alt_lm: str, *, limit: int | None, seed: int, split: str | None,
@@ -66,6 +76,7 @@ def start_run(
 ) -> tuple[Run, list[tuple[int, NLIPair]]]:
     """Create or resume the run (its whole identity checked, see :mod:`engine.recipe`) and choose its
     pairs; pairs the victim trained on are left out unless ``include_trained``."""
+    settings = data_settings(settings, data, fmt)
     exclude = training_exclusions(victim_location, include_trained)
     chosen = select_pairs(pairs, setup, limit, seed, exclude)
     data_identity = {"sha256": file_digest(data), "format": fmt, "split": split, "limit": limit,
@@ -106,6 +117,7 @@ def run_attacks(
     each pair, and a True ends the run early, unfinished (it resumes when run again).
     """
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
+    settings = data_settings(settings, data, fmt)
     run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, victim.name, victim.labels, settings,
                             alt_lm_in_use(settings, tools.fill_in is not None), limit=limit, seed=seed, split=split,
                             pairs=pairs, include_trained=include_trained)

@@ -66,6 +66,10 @@ class Settings:
     definite_reading: str = "nonmonotone"
     # The reading of a bare subject numeral ("Two men ..."): exactly (default) or at-least.
     numeral_reading: str = "exactly"
+    # The reading of an indefinite subject ("A dog is chasing a ball"): existential (MacCartney's
+    # strict "some dog"), scene (the entity the premise describes, as SNLI and SICK annotators read
+    # captions), or auto: scene for SNLI- and SICK-format data, existential elsewhere and for typed pairs.
+    indefinite_reading: str = "existential"
     max_edits: int = 3
     # The validity estimate (engine/validity): ``shipped`` (engine/validity/estimator.json), ``none``
     # (no gate) or the path of a fitted estimate file. Candidates estimated under ``min_validity`` are
@@ -84,6 +88,9 @@ class Settings:
     annotations_k: int = 3
     annotations_gold_percent: int = 10
     annotations_lease_s: int = 900
+    # The queue's order: items (of every attack system, NatLog's and the peers') are served in an order
+    # shuffled by this seed, never by run or recording time, so neither order nor position gives a system away.
+    annotations_queue_seed: int = 0
 
     def with_overrides(self, **values: object) -> "Settings":
         """A copy with some fields replaced (values are coerced like config values)."""

@@ -17,7 +17,13 @@ from engine.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import RELATION_ORDER, Relation, format_relations
 from engine.natlog.setups import SETUPS
-from engine.natlog.triggers import DEFINITE_READINGS, NUMERAL_READINGS, Conventions
+from engine.natlog.triggers import (
+    DEFINITE_READINGS,
+    INDEFINITE_READINGS,
+    NUMERAL_READINGS,
+    Conventions,
+    indefinite_reading,
+)
 from engine.parse import PARSERS, parse
 from engine.resources import ResourceError
 from engine.verifier import verify
@@ -45,6 +51,16 @@ with st.form("parse-form"):
         help="exactly: “Two men sing” counts exactly two (noun and predicate non-monotone; the default); "
              "at-least: at least two (noun and predicate upward), the usual reading of image captions.",
     )
+    configured = indefinite_reading(settings.indefinite_reading)
+    indefinite = left.selectbox(
+        "Reading of an indefinite subject", INDEFINITE_READINGS, index=INDEFINITE_READINGS.index(configured),
+        help="existential: “A dog is chasing a ball” says some dog does (MacCartney's strict reading: "
+             "negating the predicate gives ‿, “A cat …” #). scene: the dog the premise describes, as SNLI "
+             "and SICK annotators read captions (negating the predicate gives ^, “A cat …” |). "
+             f"The setting is {settings.indefinite_reading!r}"
+             + (" (scene for SNLI and SICK files, existential for typed sentences)." if settings.indefinite_reading
+                == "auto" else "."),
+    )
     st.form_submit_button("Parse", type="primary")
 
 if len(text.strip()) > settings.max_chars:  # a long paste is cut with a note, never silently dropped
@@ -58,7 +74,7 @@ except (InputError, ResourceError) as exc:
     st.error(md_escape(str(exc)))
     st.stop()
 
-polarized = polarize(sentence, conventions=Conventions(definite, numerals))
+polarized = polarize(sentence, conventions=Conventions(definite, numerals, indefinite))
 for warning in polarized.warnings:
     st.warning(md_escape(warning))
 
@@ -110,7 +126,8 @@ with st.form("verify-form"):
     hypothesis = st.text_input("Hypothesis (or H*)", value="No poodle barked loudly")
     st.form_submit_button("Verify")
 try:
-    verdict = verify(premise, hypothesis, settings.with_overrides(definite_reading=definite, numeral_reading=numerals))
+    verdict = verify(premise, hypothesis, settings.with_overrides(definite_reading=definite, numeral_reading=numerals,
+                                                                   indefinite_reading=indefinite))
 except (InputError, ResourceError) as exc:
     st.error(md_escape(str(exc)))
 else:

@@ -24,8 +24,8 @@ with open_store() as store:
                 "--setup E2E ...`.")
         st.stop()
     table = pd.DataFrame([asdict(r) for r in rows]).set_index("run").round(
-        {"asr": 3, "hvasr": 3, "hvasr_judged": 3, "hvasr_estimated": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1, "ppl_mean": 1,
-         "seconds": 1})
+        {"asr": 3, "hvasr": 3, "hvasr_fluent": 3, "hvasr_judged": 3, "hvasr_estimated": 3, "coverage": 3,
+         "qn_mean": 1, "qn_median": 1, "ppl_mean": 1, "seconds": 1})
     st.subheader("Runs")
     st.caption(HVASR_HELP + " QN: victim queries of successful attacks. PPL: causal-LM perplexity of H*.")
     st.dataframe(shown_ratios(table), width="stretch")
@@ -50,15 +50,26 @@ with open_store() as store:
                    else f"{report.krippendorff_alpha:.3f}", help=f"over {report.alpha_votes} votes")
 
     st.subheader("Paper table")
-    st.caption("Setups by victim and data set, as in Zheng & Zhu (2023), Tables 4-5 (several runs of one setup, "
-               "victim and data set are averaged). 'judged': HVASR's coverage.")
+    st.caption("Setups by attack system, victim and data set, as in Zheng & Zhu (2023), Tables 4-5: one block per "
+               "system, NatLog first, peers recorded by `bench/peers.py --natlog-run` after it (several runs of one "
+               "setup, system, victim and data set are averaged). HVASR: label only (the paper's reading); "
+               "HVASR+E: label and not broken English. 'judged': HVASR's coverage.")
     pivot = paper_pivot(rows)
     st.dataframe(shown_ratios(pivot), width="stretch")
     left, right = st.columns(2)
     left.download_button("Download CSV", pivot.to_csv().encode(), "natlog-paper-table.csv", "text/csv")
     right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")
 
-    long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr", "hvasr_estimated"],
+    systems = table.reset_index().dropna(subset=["hvasr"])
+    if systems["system"].nunique() > 1:
+        by_system = systems.groupby(["setup", "system"], as_index=False)[["asr", "hvasr", "hvasr_fluent"]].mean()
+        by_system = by_system.melt(id_vars=["setup", "system"], var_name="metric", value_name="rate").dropna()
+        st.plotly_chart(px.bar(by_system, x="setup", y="rate", color="system", barmode="group", facet_row="metric",
+                               range_y=[0, 1], height=640,
+                               title="Attack systems side by side on their judged runs: ASR, HVASR (label only), "
+                                     "HVASR+E (label and not broken)"), width="stretch")
+
+    long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr", "hvasr_fluent", "hvasr_estimated"],
                                     var_name="metric", value_name="rate").dropna()
     st.plotly_chart(px.bar(long, x="run", y="rate", color="metric", barmode="group", hover_data=["setup"],
                            range_y=[0, 1], title="Attack success (ASR) and human-validated success (HVASR)"),

@@ -2,16 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from runstore.vocab import AttackStatus, NLILabel
 
+#: The attack system of a run whose identity names none (every NatLog run).
+NATLOG_SYSTEM = "NatLog"
+
+
+def system_name(config: Mapping[str, Any]) -> str:
+    """The attack system a run's identity names (``config["system"]["name"]``: a peer such as
+    ``PWWS``), :data:`NATLOG_SYSTEM` when it names none."""
+    system = config.get("system")
+    name = system.get("name") if isinstance(system, Mapping) else None
+    return str(name) if name else NATLOG_SYSTEM
+
 
 @dataclass(frozen=True)
 class Run:
-    """One batch attack run: a setup against a victim over one data file."""
+    """One batch attack run: a setup against a victim over one data file, by NatLog or by a peer
+    attack system recorded beside it (:attr:`system`)."""
 
     id: int
     name: str
@@ -23,6 +36,10 @@ class Run:
     config: dict[str, Any]
     created_at: str
     finished_at: str | None
+
+    @property
+    def system(self) -> str:
+        return system_name(self.config)
 
 
 @dataclass(frozen=True)

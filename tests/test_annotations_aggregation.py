@@ -172,3 +172,32 @@ def test_estimated_hvasr_beside_the_judged_one(tmp_settings: Settings) -> None:
         plain = start(store, "plain", setup="E2C", data="d.tsv")
         store.record_attack(plain, make_record(0))  # no estimate: a run without the gate
         assert next(r for r in hvasr(store, "run") if r.value == "plain").hvasr_estimated is None
+
+
+def test_hvasr_per_system_in_both_readings(tmp_settings: Settings) -> None:
+    """A NatLog run and a peer run (its identity names the system) on the same pairs: HVASR by
+    system, label only and label-and-not-broken (half the judges or more flag H* as not fluent)."""
+    with Store.open(settings=tmp_settings) as store:
+        natlog = start(store, "nl", setup="E2C")
+        peer = store.start_run("nl-pwws", "E2C", "offline", "snli_test.tsv", "snli", 13,
+                               {"system": {"name": "PWWS", "version": "0.3.11"}}).id
+        ids = {(run, k): store.record_attack(run, make_record(k)) for run in (natlog, peer) for k in range(2)}
+        items = {a.id: a.item_id for a in store.attacks()}
+        for name in "ABC":
+            auth.add_annotator(store, name)
+        # NatLog: both valid, fluent. PWWS: both valid by label, the second read as broken by two of three.
+        flags = {(natlog, 0): (0, 0, 0), (natlog, 1): (0, 0, 1), (peer, 0): (1, 0, 0), (peer, 1): (1, 1, 0)}
+        for key, marks in flags.items():
+            for name, mark in zip("ABC", marks):
+                annotator_id = next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]))["id"]
+                submit(store, annotator_id, items[ids[key]], C, not_fluent=bool(mark), source="import")
+        rows = {row.value: row for row in hvasr(store, "system")}
+        assert set(rows) == {"NatLog", "PWWS"}
+        assert (rows["NatLog"].hvasr, rows["NatLog"].hvasr_fluent) == (1.0, 1.0)
+        assert (rows["PWWS"].hvasr, rows["PWWS"].hvasr_fluent) == (1.0, 0.5)
+        assert item_results(store)[ids[(peer, 1)]].broken and not item_results(store)[ids[(natlog, 1)]].broken
+        from annotations.report import load_report
+
+        metrics = {m.run: m for m in load_report(store).runs}
+        assert (metrics["nl-pwws"].system, metrics["nl-pwws"].hvasr_fluent) == ("PWWS", 0.5)
+        assert (metrics["nl"].system, metrics["nl"].hvasr_fluent) == ("NatLog", 1.0)

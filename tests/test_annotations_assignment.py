@@ -1,4 +1,4 @@
-"""The judging queue: k votes per item, no second vote, oldest first, leases, gold, ties."""
+"""The judging queue: k votes per item, no second vote, one seeded shuffled order, leases, gold, ties."""
 
 from __future__ import annotations
 
@@ -41,8 +41,8 @@ def test_each_item_gets_k_votes_and_never_twice_from_one_person(tmp_settings: Se
             session.submit(item.item_id, "contradiction", seconds=1.5)
             votes.append(item.item_id)
         served[session.annotator.name] = votes
-    # Two items x k=3 votes: the first three people judge both (oldest first), the fourth none.
-    first, second = sorted(served["ann0"])
+    # Two items x k=3 votes: the first three people judge both (in queue order), the fourth none.
+    first, second = sorted(served["ann0"], key=store.queue_rank)
     assert served["ann0"] == served["ann1"] == served["ann2"] == [first, second]
     assert served["ann3"] == []
     assert all(r.votes["contradiction"] == 3 and r.state == "resolved"
@@ -187,3 +187,33 @@ def test_session_links_expire_and_die_with_the_token(tmp_settings: Settings) -> 
     auth.revoke(store, "ann")
     with pytest.raises(auth.AuthError, match="expired or was revoked"):
         auth.resume_session(store, fresh)
+
+
+def test_the_queue_interleaves_runs_in_a_seeded_order(tmp_settings: Settings) -> None:
+    """Items of two runs (a NatLog run and a peer system's, recorded one after the other) are served
+    mixed, not run by run; the same seed gives the same order, another seed another."""
+
+    opened = iter(range(100))
+
+    def served(seed: int) -> list[str]:
+        path = tmp_settings.db_path.with_name(f"queue-{seed}-{next(opened)}.sqlite")
+        settings = tmp_settings.with_overrides(db_path=path,
+                                               annotations_gold_percent=0, annotations_queue_seed=seed)
+        with Store.open(settings=settings) as store:
+            for name in ("natlog", "natlog-pwws"):
+                run_id = start(store, name)
+                for index in range(8):
+                    store.record_attack(run_id, make_record(index))
+            runs = {a.item_id: a.run_name for a in store.attacks(with_trace=False)}
+            (session,) = people(store, 1)
+            order = []
+            while (item := session.next_item()) is not None:
+                session.submit(item.item_id, "neutral")
+                order.append(runs[item.item_id])
+            return order
+
+    first = served(0)
+    assert sorted(first) == ["natlog"] * 8 + ["natlog-pwws"] * 8
+    assert first != sorted(first) and first != sorted(first, reverse=True)  # interleaved
+    assert served(0) != [] and first == served(0)
+    assert served(0) != served(1) or served(0) != served(2)

@@ -135,7 +135,7 @@ def test_hvasr_table(capsys, db: Path) -> None:
     code, out, _ = run_cli(capsys, "hvasr", "--by", "setup", "--db", str(db))
     assert code == 0
     # Nothing judged: HVASR is undefined ("-"), not 0, and the coverage says why.
-    assert out.splitlines()[2] == "| E2C | 3 | 2 | 0 | 0 | 0.667 | - | - | - | - | - |"  # no estimates: no gate
+    assert out.splitlines()[2] == "| E2C | 3 | 2 | 0 | 0 | 0.667 | - | - | - | - | - | - |"  # no estimates: no gate
     assert "unjudged attacks count as not validated" in out
 
 

@@ -90,3 +90,23 @@ def test_verifier_panel_derives_a_pair() -> None:
     assert "contradiction" in at.success[0].value
     pair("Every dog barked", "")
     assert any(e.value.startswith("hypothesis") and "empty" in e.value for e in at.error) and not at.exception
+
+
+def test_the_indefinite_reading_is_a_convention_the_inspector_shows() -> None:
+    """A caption's negated predicate: neutral (‿) under the strict existential reading of "a dog",
+    a contradiction under the scene reading chosen in the inspector."""
+    at = AppTest.from_file(MAIN, default_timeout=120).run()
+    reading = next(s for s in at.selectbox if s.label == "Reading of an indefinite subject")
+    assert reading.value == "existential" and reading.options == ["existential", "scene"]
+    first, second = (t for t in at.text_input if t.label.startswith(("Premise", "Hypothesis")))
+    first.set_value("A dog is chasing a ball.")
+    second.set_value("A dog is not chasing a ball.")
+    at.button[1].click().run()
+    assert not at.exception and "neutral" in at.success[0].value and "‿" in at.success[0].value
+    reading = next(s for s in at.selectbox if s.label == "Reading of an indefinite subject")
+    reading.set_value("scene")
+    at.button[0].click().run()
+    assert not at.exception
+    assert any("contradiction" in s.value for s in at.success)
+    submit(at, "A dog is chasing a ball")
+    assert "a (scene)" in markdown_text(at) + "".join(str(f.value.to_dict()) for f in at.dataframe)

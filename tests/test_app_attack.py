@@ -131,6 +131,38 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     assert diff.loc["top_k"].tolist() == ["100", "5"] and list(diff.index) == ["top_k"]
 
 
+def test_results_put_a_peer_system_beside_natlog_in_both_readings(admin) -> None:
+    """A NatLog run and a PWWS run on the same pairs, judged: the runs table names each system, the
+    paper table has a block per system, and HVASR shows in both readings."""
+    from annotations.assignment import submit
+    from tests.test_annotations_store import make_record, start
+
+    with Store.open(settings=get_settings()) as store:
+        natlog = start(store, "nl", setup="E2C")
+        peer = store.start_run("nl-pwws", "E2C", "offline", "snli_test.tsv", "snli", 13,
+                               {"system": {"name": "PWWS", "version": "0.3.11"}}).id
+        attacks = [store.record_attack(run, make_record(k)) for run in (natlog, peer) for k in range(2)]
+        items = {a.id: a.item_id for a in store.attacks()}
+        voters = []
+        for name in "ABC":
+            auth.add_annotator(store, name)
+            voters.append(next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]))["id"])
+        for attack in attacks:
+            broken = attack in attacks[2:]  # every PWWS H* is read as broken English by all three
+            for voter in voters:
+                submit(store, voter, items[attack], "contradiction", not_fluent=broken, source="import")
+    app = signed_in(RESULTS, *admin)
+    assert not app.exception and not app.error
+    runs, pivot = app.dataframe[0].value, next(f.value for f in app.dataframe if f.value.index.name == "setup")
+    assert runs.loc["nl", "system"] == "NatLog" and runs.loc["nl-pwws", "system"] == "PWWS"
+    assert runs.loc["nl-pwws", "hvasr"] == "1.000" and runs.loc["nl-pwws", "hvasr_fluent"] == "0.000"
+    assert runs.loc["nl", "hvasr_fluent"] == "1.000"
+    blocks = list(dict.fromkeys(c[:-1] for c in pivot.columns))
+    assert [b[0] for b in blocks] == ["NatLog", "PWWS"]
+    assert pivot.loc["E2C", ("PWWS", "offline", "snli_test.tsv", "hvasr_fluent")] == "0.000"
+    assert any("Attack systems side by side" in str(c.proto.spec) for c in app.get("plotly_chart"))
+
+
 def shared_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Make ``tmp_path/shared`` the data folder the stepper may read."""
     folder = tmp_path / "shared"

@@ -132,11 +132,11 @@ def test_table_csv_and_report_command(store: Store, tmp_path: Path, capsys) -> N
     assert cmd_report(argparse.Namespace(db=store.path, run="c2c", csv=tmp_path / "cli.csv", recipe=None,
                                          diff=None)) == 0
     printed = capsys.readouterr().out
-    assert "| c2c | C2C | tiny |" in printed and "PerturbHypo" in printed
+    assert "| c2c | NatLog | C2C | tiny |" in printed and "PerturbHypo" in printed
     assert (tmp_path / "cli-operator.csv").is_file() and (tmp_path / "cli-polarity.csv").is_file()
     # The same tables, with HVASR, from the annotation layer's command line.
     assert annotations_cli.main(["report", "--db", str(store.path), "--run", "c2c"]) == 0
-    assert "| c2c | C2C | tiny |" in capsys.readouterr().out
+    assert "| c2c | NatLog | C2C | tiny |" in capsys.readouterr().out
 
 
 def test_report_prints_a_recipe_and_the_difference_of_two(store: Store, capsys) -> None:

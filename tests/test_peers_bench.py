@@ -12,6 +12,7 @@ import pytest
 from bench import peers
 from engine.attack import AttackSearch
 from engine.datasets import read_pairs
+from engine.errors import InputError
 from engine.natlog.setups import get_setup
 from engine.runner import select_pairs
 from engine.victim import Victim, load_victim
@@ -142,3 +143,115 @@ def test_recipes_freeze_the_premise_and_spend_at_most_the_budget(mixed_victim: V
         result = attack.attack(OrderedDict(zip(peers.COLUMNS, (premise, hypothesis))), label)
         assert result.perturbed_result.attacked_text.tokenizer_input[0] == premise
         assert wrapper.queries <= result.perturbed_result.num_queries <= peers.QUERY_BUDGET
+
+
+# ---------------------------------------------------------------------------------------------
+# Peer runs recorded beside a NatLog run: same pairs, same victim, same blind study
+
+
+@pytest.fixture()
+def natlog_run(tmp_settings, shared_data: Path, mixed_victim: Victim, tools):
+    """A real NatLog E2E run (a small query budget) on six SNLI TEST pairs, in an annotation store."""
+    from annotations.store import Store
+    from engine.runner import run_attacks
+
+    settings = tmp_settings.with_overrides(query_budget=12)
+    data = shared_data / "snli_test.tsv"
+    with Store.open(settings=settings) as store:
+        run_attacks(store, "nl-e2e", data, "snli", get_setup("E2E"), str(mixed_victim.name), mixed_victim, tools,
+                    settings, limit=6, seed=0, split="TEST", progress=False)
+        yield store, store.run("nl-e2e"), settings
+
+
+SWAPS = ("mollycoddle", "zebra", "tomorrow", "quickly", "device", "outdoors", "blue", "sleeps", "nobody")
+
+
+def pwws_like(store, run, victim: Victim) -> list:
+    """What a word-swap recipe hands back for the run's attacked pairs: per pair, the first of a few
+    one-word swaps of H's last word that changes the victim's label, as "success" with TextAttack's
+    own query count; a pair no swap flips keeps its last try, still called "success" (the recorder
+    must trust the victim, not the recipe's word)."""
+    attacked = [a.record for a in store.attacks(run.id, with_trace=False) if a.record.status != AttackStatus.SKIPPED]
+    results = []
+    for k, record in enumerate(attacked):
+        words = record.hypothesis.rstrip(".").split()
+        for swap in SWAPS:
+            hstar = " ".join([*words[:-1], swap]) + "."
+            if victim.predict([(record.premise, hstar)])[0].label != record.target_label:
+                break
+        results.append(peers.PairResult("E2E", "pwws", record.pair_index, "success", 40 + k, 20 + k, 0.5,
+                                        record.hypothesis, hstar))
+    return results
+
+
+def test_a_peer_run_is_recorded_beside_the_natlog_run_on_the_same_pairs(natlog_run, mixed_victim: Victim, tools) -> None:
+    from annotations.aggregation import hvasr
+
+    store, natlog, settings = natlog_run
+    results = pwws_like(store, natlog, mixed_victim)
+    assert results, "the victim should be right on some of the six pairs"
+    run = peers.record_peer_run(store, natlog, "pwws", "0.3.11", results, mixed_victim, tools.ppl_scorer, settings)
+    assert run.name == "nl-e2e-pwws" and run.system == "PWWS" and natlog.system == "NatLog"
+    assert run.config["system"]["version"] == "0.3.11" and run.config["natlog_run"] == "nl-e2e"
+    assert run.config["victim"] == natlog.config["victim"] and run.config["data"] == natlog.config["data"]
+    mine = {a.record.pair_index: a for a in store.attacks(run.id)}
+    theirs = {a.record.pair_index: a for a in store.attacks(natlog.id, with_trace=False)}
+    assert mine.keys() == theirs.keys()
+    assert {k for k, a in mine.items() if a.record.status == AttackStatus.SKIPPED} == {
+        k for k, a in theirs.items() if a.record.status == AttackStatus.SKIPPED}
+    for result in results:
+        attack = mine[result.pair_index]
+        flipped = mixed_victim.predict([(attack.record.premise, result.adversarial)])[0].label != "entailment"
+        assert (attack.record.status == AttackStatus.SUCCESS) == flipped
+        assert attack.record.queries == result.distinct and attack.record.trace["textattack_queries"] == result.queries
+        if flipped:
+            assert attack.record.adversarial_hypothesis == result.adversarial
+            assert attack.record.perplexity and attack.record.perplexity > 1
+            assert attack.record.operators == ("PWWS",)
+            assert attack.record.trace["self_check"]["status"] in ("re-derived", "unknown", "fails")
+            assert attack.item_id is not None  # in the blind queue
+    assert any(a.record.status == AttackStatus.SUCCESS for a in mine.values())
+    items = store.db.execute("SELECT COUNT(*) FROM items i JOIN attacks a ON a.id = i.attack_id WHERE a.run_id = ?",
+                             [run.id]).fetchone()[0]
+    assert items == sum(a.record.status == AttackStatus.SUCCESS for a in mine.values())
+    by_system = {row.value: row for row in hvasr(store, "system")}
+    assert by_system["PWWS"].attacked == by_system["NatLog"].attacked == len(results)
+    # A rerun resumes without recording anything twice; another TextAttack version is another attack.
+    again = peers.record_peer_run(store, natlog, "pwws", "0.3.11", results, mixed_victim, tools.ppl_scorer, settings)
+    assert len(store.attacks(again.id, with_trace=False)) == len(mine)
+    with pytest.raises(InputError, match="system.version"):
+        peers.record_peer_run(store, natlog, "pwws", "0.3.12", results, mixed_victim, tools.ppl_scorer, settings)
+
+
+def test_the_peers_need_the_natlog_runs_victim_and_a_label_preserving_natlog_run(natlog_run, settings,
+                                                                                  tmp_path_factory) -> None:
+    store, natlog, _ = natlog_run
+    other = load_victim(str(build_tiny_classifier(tmp_path_factory.mktemp("other-victim"), seed=9)), settings=settings)
+    with pytest.raises(peers.PeerError, match="peers must attack the same victim"):
+        peers.check_victim(natlog, other)
+    flipping = store.start_run("nl-e2c", "E2C", natlog.victim, natlog.data_path, "snli", 0, {"recipe_hash": "x"})
+    with pytest.raises(peers.PeerError, match="flips the label"):
+        peers.natlog_run_pairs(store, flipping)
+
+
+def test_verify_reports_how_many_of_a_runs_hstar_natural_logic_licenses(natlog_run, mixed_victim: Victim, tools,
+                                                                        capsys, tmp_path: Path) -> None:
+    from engine.cli import main as engine_main
+
+    store, natlog, settings = natlog_run
+    run = peers.record_peer_run(store, natlog, "pwws", "0.3.11", pwws_like(store, natlog, mixed_victim), mixed_victim,
+                                tools.ppl_scorer, settings)
+    won = [a for a in store.attacks(run.id, with_trace=False) if a.record.status == AttackStatus.SUCCESS]
+    out_csv = tmp_path / "verdicts.csv"
+    assert engine_main(["verify", "--run", run.name, "--db", str(store.path), "--csv", str(out_csv)]) == 0
+    out = capsys.readouterr().out
+    assert "run 'nl-e2e-pwws' (PWWS, setup E2E" in out and f"{len(won)} successful attacks" in out
+    assert won
+    if won:
+        lines = out_csv.read_text(encoding="utf-8").splitlines()
+        assert len(lines) == len(won) + 1 and lines[0].startswith("attack_id,hypothesis,adversarial_hypothesis,status")
+        assert not any(",re-derived," in line for line in lines[1:])  # a swap to an unrelated word is never licensed
+    assert engine_main(["verify", "--run", "nope", "--db", str(store.path)]) == 2
+    assert "no run named 'nope'" in capsys.readouterr().err
+    assert engine_main(["verify", "--premise", "A dog runs."]) == 2
+    assert "verify needs --premise and --hypothesis" in capsys.readouterr().err

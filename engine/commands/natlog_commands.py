@@ -8,10 +8,17 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from engine.errors import InputError
 from engine.natlog.evaluation import read_gold, score
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import format_relations
-from engine.natlog.triggers import DEFINITE_READINGS, NUMERAL_READINGS, Conventions
+from engine.natlog.triggers import (
+    DEFINITE_READINGS,
+    INDEFINITE_READINGS,
+    NUMERAL_READINGS,
+    Conventions,
+    indefinite_reading,
+)
 from engine.parse import PARSERS, parse
 from engine.settings import get_settings
 from engine.verifier import verify
@@ -27,12 +34,22 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="reading of 'the' (default: settings.definite_reading)")
     p.add_argument("--numerals", choices=NUMERAL_READINGS, default=None,
                    help="reading of a bare subject numeral (default: settings.numeral_reading)")
+    p.add_argument("--indefinite", choices=INDEFINITE_READINGS, default=None,
+                   help="reading of an indefinite subject: existential (strict) or scene (as SNLI/SICK "
+                        "annotators read captions); default: settings.indefinite_reading (auto: existential here)")
     p.set_defaults(func=cmd_polarize)
 
-    v = sub.add_parser("verify", help="natural-logic relation from a premise to a hypothesis a few edits away")
-    v.add_argument("--premise", required=True)
-    v.add_argument("--hypothesis", required=True)
+    v = sub.add_parser("verify", help="natural-logic relation from a premise to a hypothesis a few edits away; "
+                                      "with --run, how many of a stored run's H* natural logic licenses")
+    v.add_argument("--premise", default=None)
+    v.add_argument("--hypothesis", default=None)
     v.add_argument("--json", action="store_true", help="print relation, label and derivation as JSON")
+    v.add_argument("--run", default=None,
+                   help="instead: verify(H, H*) for every successful attack of this stored run (NatLog's or a "
+                        "peer's, e.g. RUN-pwws) against its setup's relations")
+    v.add_argument("--db", type=Path, default=None, help="with --run: the store (default: settings.db_path)")
+    v.add_argument("--csv", type=Path, default=None, help="with --run: write one row per attack here")
+    v.add_argument("--show", type=int, default=5, help="with --run: attacks shown per verdict (default 5)")
     v.set_defaults(func=cmd_verify)
 
     e = sub.add_parser("polarity-eval", help="score the polarity marker on a gold file (tokens ending in ↑ ↓ =)")
@@ -42,10 +59,19 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="reading of 'the' (default: settings.definite_reading)")
     e.add_argument("--numerals", choices=NUMERAL_READINGS, default=None,
                    help="reading of a bare subject numeral (default: settings.numeral_reading)")
+    e.add_argument("--indefinite", choices=INDEFINITE_READINGS, default=None,
+                   help="reading of an indefinite subject: existential (strict) or scene (as SNLI/SICK "
+                        "annotators read captions); default: settings.indefinite_reading (auto: existential here)")
     e.set_defaults(func=cmd_polarity_eval)
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    if args.run is not None:
+        if args.premise is not None or args.hypothesis is not None:
+            raise InputError("give either --run or --premise and --hypothesis, not both")
+        return cmd_verify_run(args)
+    if args.premise is None or args.hypothesis is None:
+        raise InputError("verify needs --premise and --hypothesis (or --run RUN to check a stored run's H*)")
     verdict = verify(args.premise, args.hypothesis, get_settings())
     if args.json:
         print(json.dumps(verdict.to_json(), ensure_ascii=False, indent=1))
@@ -59,9 +85,67 @@ def cmd_verify(args: argparse.Namespace) -> int:
     return 0
 
 
+VERDICTS = ("re-derived", "unknown", "fails")
+
+
+def cmd_verify_run(args: argparse.Namespace) -> int:
+    """Per successful attack of a stored run, whether natural logic licenses H -> H* in the run's
+    setup (:func:`engine.verifier.self_check`): re-derived, unknown (no licensed relation for some
+    edit: the studio cannot vouch for it), or fails (it derives a relation outside the setup's)."""
+    import csv
+
+    from engine.natlog.setups import get_setup
+    from engine.tables import format_table
+    from engine.verifier import self_check
+    from runstore.store import RunStore
+    from runstore.vocab import AttackStatus
+
+    settings = get_settings()
+    db = args.db or settings.db_path
+    if not Path(db).is_file():
+        raise InputError(f"{db}: no such store file")
+    if args.show < 0:
+        raise InputError(f"--show must be 0 or more, got {args.show}")
+    with RunStore.open(db) as store:
+        run = store.run(args.run)
+        won = [a for a in store.attacks(run.id, with_trace=False) if a.record.status == AttackStatus.SUCCESS]
+    setup = get_setup(run.setup)
+    rows = []
+    for attack in tqdm(won, desc=f"verify {run.name}", unit="H*", leave=False):
+        check = self_check(attack.record.hypothesis, str(attack.record.adversarial_hypothesis), setup.relations,
+                           settings)
+        rows.append({"attack_id": attack.id, "hypothesis": attack.record.hypothesis,
+                     "adversarial_hypothesis": attack.record.adversarial_hypothesis, **check.to_json()})
+    print(f"run {run.name!r} ({run.system}, setup {setup.name}: H -> H* must be "
+          f"{format_relations(setup.relations)}): {len(won)} successful attacks")
+    if not won:
+        return 0
+    print(format_table(["verdict", "attacks", "share"],
+                       [[v, n, n / len(rows)] for v in VERDICTS for n in [sum(r["status"] == v for r in rows)]],
+                       ratios=frozenset({"share"})))
+    for verdict in ("fails", "unknown", "re-derived"):
+        shown = [r for r in rows if r["status"] == verdict][:args.show]
+        if shown:
+            print(f"\n{verdict}:")
+            for r in shown:
+                print(f"  #{r['attack_id']}: {r['hypothesis']} -> {r['adversarial_hypothesis']}")
+                print(f"    {r['relations']}: {r['reason']}")
+    if args.csv is not None:
+        try:
+            with args.csv.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+                writer.writeheader()
+                writer.writerows(rows)
+        except OSError as exc:
+            raise InputError(f"{args.csv}: cannot write ({exc.strerror})") from exc
+        print(f"\nwrote {len(rows)} rows to {args.csv}")
+    return 0
+
+
 def _conventions(args: argparse.Namespace) -> Conventions:
     settings = get_settings()
-    return Conventions(args.definite or settings.definite_reading, args.numerals or settings.numeral_reading)
+    return Conventions(args.definite or settings.definite_reading, args.numerals or settings.numeral_reading,
+                       args.indefinite or indefinite_reading(settings.indefinite_reading))
 
 
 def cmd_polarize(args: argparse.Namespace) -> int:

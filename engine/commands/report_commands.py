@@ -15,8 +15,9 @@ from engine.tables import format_table, record_table
 from runstore.identity import diff_rows, recipe_rows
 from runstore.store import RunStore
 
-RUN_COLUMNS = ["run", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
-               "asr", "hvasr", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds",
+RUN_COLUMNS = ["run", "system", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
+               "asr", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean",
+               "qn_median", "ppl_mean", "seconds",
                "recipe", "trained_pairs"]
 
 

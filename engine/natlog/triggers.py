@@ -41,6 +41,19 @@ DEFINITE_READINGS = ("nonmonotone", "existential")
 # How a bare subject numeral counts: "exactly n" (noun and body non-monotone; the default) or
 # "at least n" (number downward, noun and body upward: the reading of image captions).
 NUMERAL_READINGS = ("exactly", "at-least")
+# How an indefinite subject ("A dog is chasing a ball") reads: "existential" is MacCartney's strict
+# reading (some dog: negating the predicate gives ‿, a co-hyponym subject #); "scene" is how SNLI
+# and SICK annotators read captions, as the entity the premise describes (the same scene): the
+# predicate projects as of a named individual (negating it gives ^), and the noun as a conjunct
+# (a hypernym ⊏, a co-hyponym |). "auto" picks per data set (engine.natlog.triggers.INDEFINITE_AUTO).
+INDEFINITE_READINGS = ("existential", "scene")
+INDEFINITE_SETTINGS = (*INDEFINITE_READINGS, "auto")
+#: The indefinite reading ``auto`` resolves to, per data reader (``engine.datasets.detect_format``:
+#: SNLI's TSV and JSONL, SICK); any other data (MNLI, HELP, ConjNLI, typed pairs) keeps the strict reading.
+INDEFINITE_AUTO = {"snli": "scene", "tsv": "scene", "jsonl": "scene", "sick": "scene"}
+#: An indefinite subject under the scene reading: its noun projects like a conjunct of the clause.
+SCENE_RESTRICTOR = pj.signature("a (scene)", "≡⊏⊐||##")
+INDEFINITE_ARTICLES = {"a", "an"}
 
 
 @dataclass(frozen=True)
@@ -49,18 +62,33 @@ class Conventions:
 
     definite: str = "nonmonotone"
     numerals: str = "exactly"
+    indefinite: str = "existential"
 
     def __post_init__(self) -> None:
         if self.definite not in DEFINITE_READINGS:
             raise InputError(f"unknown definite reading {self.definite!r}; choose one of: {', '.join(DEFINITE_READINGS)}")
         if self.numerals not in NUMERAL_READINGS:
             raise InputError(f"unknown numeral reading {self.numerals!r}; choose one of: {', '.join(NUMERAL_READINGS)}")
+        if self.indefinite not in INDEFINITE_READINGS:
+            raise InputError(f"unknown indefinite reading {self.indefinite!r}; choose one of: "
+                             f"{', '.join(INDEFINITE_READINGS)} (a setting may also say auto: per data set)")
 
     @classmethod
-    def of(cls, settings: object) -> "Conventions":
-        """The conventions a settings object names (``definite_reading``, ``numeral_reading``)."""
+    def of(cls, settings: object, data_format: str | None = None) -> "Conventions":
+        """The conventions a settings object names (``definite_reading``, ``numeral_reading``,
+        ``indefinite_reading``; ``auto`` resolved for ``data_format`` by :func:`indefinite_reading`)."""
         return cls(str(getattr(settings, "definite_reading", cls.definite)),
-                   str(getattr(settings, "numeral_reading", cls.numerals)))
+                   str(getattr(settings, "numeral_reading", cls.numerals)),
+                   indefinite_reading(str(getattr(settings, "indefinite_reading", cls.indefinite)), data_format))
+
+
+def indefinite_reading(setting: str, data_format: str | None = None) -> str:
+    """The indefinite reading a setting gives for pairs of ``data_format``: ``auto`` is the scene
+    reading for SNLI and SICK (their annotators read captions as one scene) and the strict
+    existential one for anything else, typed pairs included."""
+    if setting != "auto":
+        return setting
+    return INDEFINITE_AUTO.get((data_format or "").lower(), "existential")
 # "any" is existential in a downward context and universal (free choice) elsewhere.
 ANY_WORDS = {"any", "anyone", "anybody", "anything"}
 # Definite and demonstrative determiners: the restrictor is non-monotone.
@@ -413,6 +441,11 @@ def find_triggers(sentence: ParsedSentence, context: Callable[[int], Polarity] |
         if word in ("more", "fewer", "less") and (comparative := _comparative(sentence, tok)):
             claimed |= set(comparative.triggers)
             found.append(comparative)
+        elif (word in INDEFINITE_ARTICLES and conventions.indefinite == "scene"
+              and (subject := _scene_subject(sentence, tok)) is not None):
+            restrictor = noun_phrase(sentence, subject, {tok.id})
+            found.append(ScopedTrigger(f"{word} (scene)", (tok.id,), (
+                TriggerArgument("restrictor", _clean(sentence, restrictor), SCENE_RESTRICTOR),)))
         elif word in QUANTIFIERS and (tok.upos in ("DET", "PRON", "ADJ", "NOUN", "ADV", "NUM")
                                       or word == "neither" and tok.upos == "CCONJ"):
             noun = _quantified_noun(sentence, tok)
@@ -441,6 +474,20 @@ def find_triggers(sentence: ParsedSentence, context: Callable[[int], Polarity] |
     found.extend(_coordinated_subjects(sentence))
     found.extend(_clausal_triggers(sentence, found))
     return found
+
+
+def _scene_subject(sentence: ParsedSentence, det: Token) -> Token | None:
+    """The noun an indefinite article determines when that noun is the subject of the main clause
+    (or of a clause coordinated with it): the one the scene reading fixes; None elsewhere."""
+    if _base(det.deprel) != "det" or det.head <= det.id:
+        return None
+    noun = sentence.token(det.head)
+    if _base(noun.deprel) not in ("nsubj", "nsubj:pass") and noun.deprel not in ("nsubj", "nsubj:pass"):
+        return None
+    clause = sentence.token(noun.head) if noun.head else None
+    while clause is not None and _base(clause.deprel) == "conj" and clause.head:
+        clause = sentence.token(clause.head)
+    return noun if clause is not None and clause.head == 0 else None
 
 
 def _coordinated_subjects(sentence: ParsedSentence) -> list[ScopedTrigger]:

@@ -1,0 +1,65 @@
+"""The reading of an indefinite subject: MacCartney's strict existential one, and the scene reading
+SNLI and SICK annotators give captions (the subject is the entity the premise describes), with
+``auto`` choosing per data format; real parses and real WordNet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engine.errors import InputError
+from engine.natlog.polarity import polarize
+from engine.natlog.triggers import Conventions, indefinite_reading
+from engine.parse import parse
+from engine.runner import data_settings
+from engine.verifier import verify
+
+
+def relation(premise: str, hypothesis: str, settings, reading: str) -> str:
+    verdict = verify(premise, hypothesis, settings.with_overrides(indefinite_reading=reading))
+    return verdict.relation.symbol if verdict.relation else "unknown"
+
+
+@pytest.mark.parametrize(("hypothesis", "existential", "scene"), [
+    ("A dog is not chasing a ball.", "‿", "^"),   # the same dog: its negation contradicts
+    ("A cat is chasing a ball.", "#", "|"),       # the same animal cannot be a dog and a cat
+    ("An animal is chasing a ball.", "⊏", "⊏"),   # a hypernym stays an entailment
+    ("A puppy is chasing a ball.", "⊐", "⊐"),
+    ("A dog is chasing a red ball.", "⊐", "⊐"),   # the object is no subject: unchanged
+])
+def test_the_scene_reading_fixes_the_subject_and_nothing_else(settings, hypothesis, existential, scene) -> None:
+    premise = "A dog is chasing a ball."
+    assert relation(premise, hypothesis, settings, "existential") == existential
+    assert relation(premise, hypothesis, settings, "scene") == scene
+
+
+def test_only_a_main_clause_subject_reads_as_the_scene(settings) -> None:
+    embedded = ("A man says that a dog runs.", "A man says that a dog does not run.")
+    there = ("There is a dog in the park.", "There is not a dog in the park.")
+    for reading in ("existential", "scene"):
+        assert relation(*embedded, settings, reading) == "‿"  # the embedded subject stays existential
+        assert relation(*there, settings, reading) == "^"
+    marked = polarize(parse("A tall man is holding a ball.", settings=settings),
+                      conventions=Conventions(indefinite="scene"))
+    names = [t.name for t in marked.triggers]
+    assert "a (scene)" in names and names.count("a") == 1  # the object's "a" is still an existential
+
+
+def test_auto_reads_snli_and_sick_as_scenes_and_everything_else_strictly(settings, tmp_path: Path) -> None:
+    assert indefinite_reading("auto", "sick") == indefinite_reading("auto", "tsv") == "scene"
+    assert indefinite_reading("auto", "help") == indefinite_reading("auto", "conjnli") == "existential"
+    assert indefinite_reading("auto", None) == "existential"  # a typed pair
+    assert indefinite_reading("existential", "sick") == "existential"  # an explicit setting wins
+    snli = tmp_path / "pairs.tsv"
+    snli.write_text("1\tA dog runs.\tA dog sleeps.\tcontradiction\n", encoding="utf-8")
+    help_file = tmp_path / "help.tsv"
+    help_file.write_text("sentence1\tsentence2\tgold_label\nA dog runs.\tA dog sleeps.\tcontradiction\n",
+                         encoding="utf-8")
+    auto = settings.with_overrides(indefinite_reading="auto")
+    assert data_settings(auto, snli, "auto").indefinite_reading == "scene"
+    assert data_settings(auto, help_file, "mnli").indefinite_reading == "existential"
+    assert data_settings(settings.with_overrides(indefinite_reading="existential"), snli, "auto") \
+        .indefinite_reading == "existential"
+    with pytest.raises(InputError, match="unknown indefinite reading"):
+        Conventions(indefinite="generic")
