@@ -1,6 +1,8 @@
 """Attack stepper: attack one pair round by round and watch the victim's confidence."""
 
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
@@ -15,6 +17,7 @@ from engine.errors import InputError
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.resources import ResourceError
+from engine.runner import data_settings
 from engine.training import trained_pair_keys
 from engine.victim import victim_location
 from runstore.vocab import LABELS, AttackStatus
@@ -71,6 +74,7 @@ def trained_keys(victim_name: str) -> frozenset[str]:
 def choose_pair() -> tuple[str, str, str] | None:
     """The (premise, hypothesis, gold label) to attack, from a data file or typed in."""
     source = st.radio("Pair", ["From a data file", "Type a pair"], horizontal=True, key="pair_source")
+    st.session_state["pair_file"] = None  # a typed pair: conventions set to auto take their strict reading
     if source == "Type a pair":
         premise = st.text_area("Premise", "A man is playing a guitar on stage.", height=70, key="premise")
         hypothesis = st.text_input("Hypothesis", "A man is playing an instrument.", key="hypothesis")
@@ -95,6 +99,7 @@ def choose_pair() -> tuple[str, str, str] | None:
     if not pairs:
         st.error(f"{md_escape(str(file))} holds no labelled pairs.")
         return None
+    st.session_state["pair_file"] = (str(file), fmt)
     trained = trained_keys(st.session_state.get("victim", settings.victim))
     hidden = sum(1 for p in pairs if pair_key(p.premise, p.hypothesis) in trained)
     if hidden and not st.checkbox(f"Include the {hidden} pairs the victim trained on", key="include_trained",
@@ -178,8 +183,10 @@ with st.container(border=True):
 
 if start and chosen_pair:
     try:
+        pair_file = st.session_state.get("pair_file")
+        pair_settings = data_settings(settings, Path(pair_file[0]), pair_file[1]) if pair_file else settings
         search = start_search(*chosen_pair, SETUPS[setup_name], cached.victim(victim_name, label_map),
-                              cached.attack_tools(alt_lm), settings)
+                              cached.attack_tools(alt_lm), pair_settings)
     except (InputError, ResourceError) as exc:
         st.error(md_escape(str(exc)))
         st.stop()

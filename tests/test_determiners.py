@@ -105,3 +105,42 @@ def test_an_empty_setup_says_why(settings: Settings) -> None:
     reason = no_candidate_reason(polarized, empty, settings=off)
     assert "switched off" in reason and "PerturbHyper" in reason and "PerturbQuant" in reason
     assert "dropped all 7" in no_candidate_reason(polarized, Proposal(get_setup("E2E"), (), 7, {"x": 7}, {}))
+
+
+def numerals(text: str, setup: str, settings: Settings, reading: str = "exactly") -> dict[str, str]:
+    from engine.natlog.triggers import Conventions
+
+    polarized = polarize(parse(text, settings=settings), conventions=Conventions(numerals=reading))
+    found = generate_candidates(polarized, get_setup(setup).relations, settings=settings,
+                                operators=[get_operator("PerturbQuant")], setup=setup)
+    return {c.text: c.relation.symbol for c in found}
+
+
+def test_a_subject_numeral_changes_under_the_chosen_reading(settings: Settings) -> None:
+    """Exactly n: another number is an alternation (E2C), never an entailment; at least n: a smaller
+    number is entailed (E2E), a larger one is not; one is never offered (the noun stays plural)."""
+    assert numerals("Two men are playing guitars.", "E2C", settings) == {"Three men are playing guitars.": "|"}
+    assert numerals("Three dogs run in the snow.", "E2C", settings) == {
+        "Two dogs run in the snow.": "|", "Four dogs run in the snow.": "|"}
+    assert numerals("Three dogs run in the snow.", "E2E", settings) == {}
+    assert numerals("Three dogs run in the snow.", "E2E", settings, "at-least") == {"Two dogs run in the snow.": "⊏"}
+    assert numerals("Three dogs run in the snow.", "E2N", settings, "at-least") == {"Four dogs run in the snow.": "⊐"}
+    assert numerals("12 dogs run in the snow.", "E2C", settings) == {"11 dogs run in the snow.": "|",
+                                                                    "13 dogs run in the snow.": "|"}
+
+
+def test_numerals_the_marker_reads_otherwise_are_left_alone(settings: Settings) -> None:
+    cases = {"At least three dogs run.": "three", "A man is kicking two balls.": "two", "Two years passed.": "Two",
+             "One dog runs.": "One"}
+    for text, number in cases.items():
+        for setup in ("E2E", "E2C", "C2C", "E2N"):
+            for reading in ("exactly", "at-least"):
+                changed = [c for c in numerals(text, setup, settings, reading) if number not in c.split()]
+                assert changed == [], (text, setup, reading)
+
+
+def test_the_verifier_derives_the_numeral_edits(settings: Settings) -> None:
+    assert verify("Two men are playing guitars.", "Three men are playing guitars.", settings).label == "contradiction"
+    at_least = settings.with_overrides(numeral_reading="at-least")
+    assert verify("Three dogs run.", "Two dogs run.", at_least).label == "entailment"
+    assert verify("Two dogs run.", "Three dogs run.", at_least).label == "neutral"

@@ -110,6 +110,10 @@ ALL_BUT_N = (NON_MONOTONE, NON_MONOTONE)
 # with an upward body would mix the "exactly" and "at least" readings); as an object the noun
 # keeps its context (upward) unless the predicate reads the count exhaustively.
 BARE_NUMERAL = EXACTLY_N
+# The number of an "exactly n" phrase. Numbers as lexical items read "at most n" (smaller ⊏ larger,
+# the verifier's convention), and "exactly n" and "exactly m" are disjoint without covering every
+# case: either direction of a number change projects to alternation ("Two dogs run" | "Three dogs run").
+EXACT_NUMBER = signature("exactly n: number", "≡||####")
 OBJECT_NUMERAL = (UPWARD, UPWARD)
 EXHAUSTIVE_NUMERAL = (NON_MONOTONE, UPWARD)
 # Comparative determiners "more A than B" / "fewer A than B": (A, B, body).

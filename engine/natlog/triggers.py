@@ -103,7 +103,7 @@ MULTIWORD: dict[tuple[str, ...], tuple[str, Signature, Projectivity | None]] = {
     ("more", "than"): ("more than", pj.AT_LEAST_N, pj.DOWNWARD),
     ("less", "than"): ("less than", pj.AT_MOST_N, pj.UPWARD),
     ("fewer", "than"): ("fewer than", pj.AT_MOST_N, pj.UPWARD),
-    ("exactly",): ("exactly", pj.EXACTLY_N, pj.NON_MONOTONE),
+    ("exactly",): ("exactly", pj.EXACTLY_N, pj.EXACT_NUMBER),
 }
 NEGATORS = {"not", "n't", "never"}
 # Nouns whose complement they deny or doubt ("no doubt that S", "the lack of water"): downward.
@@ -513,7 +513,8 @@ def _coordinated_subjects(sentence: ParsedSentence) -> list[ScopedTrigger]:
 def numeral_reading(sentence: ParsedSentence, noun: Token, subject: str = "exactly") -> tuple[Signature, Projectivity]:
     """The (restrictor, body) signature and the number's projectivity of a bare numeral phrase.
 
-    A subject numeral counts a group of exactly n ("Three= dogs= like= ..."), or with ``subject``
+    A subject numeral counts a group of exactly n ("Three= dogs= like= ..."; another number gives
+    an alternation, :data:`~engine.natlog.projectivity.EXACT_NUMBER`), or with ``subject``
     "at-least" at least n ("Three↓ dogs↑ like↑ ..."). Elsewhere the
     number is non-monotone and the noun upward ("could have three= candies↑"), except under
     an at-least predicate or a duration ("smoke two↓", "for three↓ days↓": the unit of a
@@ -522,7 +523,7 @@ def numeral_reading(sentence: ParsedSentence, noun: Token, subject: str = "exact
     """
     host = phrase_host(sentence, noun)
     if _base(host.deprel) in SUBJECT or host.head == 0:
-        return (pj.AT_LEAST_N, pj.DOWNWARD) if subject == "at-least" else (pj.BARE_NUMERAL, pj.NON_MONOTONE)
+        return (pj.AT_LEAST_N, pj.DOWNWARD) if subject == "at-least" else (pj.BARE_NUMERAL, pj.EXACT_NUMBER)
     head = sentence.token(host.head)
     markers = {_lower(c) for c in sentence.children(host.id, "case")}
     if noun.lemma.lower() in DURATION_UNITS:

@@ -14,6 +14,13 @@ a man") only determiners that read as existential are offered (no "There is ever
 restrictor ("every", "all", "most", "no") are offered only to a clause's subject: "A man is playing
 every guitar" is licensed but no reader takes it as a description of a scene. "each" stands only
 for "every" (≡).
+
+Numerals: a cardinal counting a plural noun ("Two dogs", "holding 3 balls") becomes the next
+number down or up (never one, so the noun stays plural), written as it was (a word or digits).
+As lexical items numbers read "at most n" (smaller ⊏ larger, the verifier's convention); how the
+change projects is the numeral reading's (``numeral_reading``): a subject's "exactly n" gives an
+alternation (two | three: an E2C edit), "at least n" a downward number (three → two: ⊏, an E2E
+edit), and an object's non-monotone number none.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from engine.natlog import determiners
 from engine.natlog.determiners import Head
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
+from engine.natlog.triggers import NUMBER_VALUES
 from engine.operators.base import TokenOperator, register_operator
 from engine.parse.sentence import ParsedSentence, Token
 
@@ -92,6 +100,9 @@ class DeterminerSubstitution(TokenOperator):
     description = "replace a determiner by one the determiner table relates to it (every ⊏ a, a ^ no, ...)"
 
     def edits_at(self, ctx: EditContext, tok: PolarizedToken) -> Iterable[Edit]:
+        if tok.token.upos == "NUM":
+            yield from numeral_edits(ctx.polarized.sentence, tok.token)
+            return
         sentence = ctx.polarized.sentence
         det = tok.token
         old = det.text.lower()
@@ -118,3 +129,41 @@ class DeterminerSubstitution(TokenOperator):
                 word = indefinite_article(following)
             yield Edit(index, index + 1, (match_case(word, det.text),), relation,
                        path=(f"determiner '{old}' {relation.symbol} '{word}'",))
+
+
+#: Number words written out, by value (the cardinals the marker knows, up to twelve, and the tens).
+NUMBER_WORDS_BY_VALUE = {value: word for word, value in NUMBER_VALUES.items() if word not in ("hundred", "thousand",
+                                                                                             "dozen")}
+#: Nouns a numeral counts as a measure ("two years", "3 hours"): a number change there is a claim
+#: about a quantity, not about who is in the scene, and the marker reads these by their own rules.
+MEASURE_NOUNS = frozenset({"percent", "%", "dollar", "dollars", "cent", "cents", "mile", "miles", "meter", "meters",
+                           "foot", "feet", "pound", "pounds", "degree", "degrees"})
+
+
+def numeral_value(word: str) -> int | None:
+    text = word.lower().replace(",", "")
+    if text.isdigit():
+        return int(text)
+    return NUMBER_VALUES.get(text) if text in NUMBER_WORDS_BY_VALUE.values() else None
+
+
+def numeral_edits(sentence: ParsedSentence, number: Token) -> Iterable[Edit]:
+    """A cardinal that counts a plural noun, one up and one down (at least two: the noun stays
+    plural), in the numeral's own spelling; the relation is the "at most n" order."""
+    value = numeral_value(number.text)
+    if value is None or value < 2 or number.deprel != "nummod" or not number.head:
+        return
+    noun = sentence.token(number.head)
+    if noun.upos != "NOUN" or noun.xpos != "NNS" or noun.text.lower() in MEASURE_NOUNS:
+        return
+    if any(t.text.lower() in ("at", "least", "most", "than", "exactly", "about", "around", "over", "under")
+           for t in sentence.tokens[max(0, number.id - 3):number.id - 1]):
+        return  # "at least three", "more than two": the quantifier table's business, not a bare numeral's
+    digits = number.text.replace(",", "").isdigit()
+    for new in (value - 1, value + 1):
+        if new < 2 or (not digits and new not in NUMBER_WORDS_BY_VALUE):
+            continue
+        word = str(new) if digits else match_case(NUMBER_WORDS_BY_VALUE[new], number.text)
+        relation = Relation.FORWARD if value < new else Relation.REVERSE
+        yield Edit(number.id - 1, number.id, (word,), relation,
+                   path=(f"number {value} {relation.symbol} {new} (as 'at most n')",))
