@@ -43,7 +43,7 @@ from engine.attack import AttackTools, attack_pair
 from engine.datasets import NLIPair, read_pairs
 from engine.errors import InputError
 from engine.natlog.setups import SETUPS, get_setup
-from engine.settings import get_settings
+from engine.settings import Settings, get_settings
 from engine.tables import RATIOS, format_table
 from engine.training import OFFLINE_TRAIN, DataSource, TrainConfig
 from engine.victim import load_victim
@@ -84,6 +84,18 @@ def source_pairs() -> dict[str, list[NLIPair]]:
 #: The sources the attacked dev set draws on (``generate``; the v25 and v26 runs); the sampled
 #: candidates (``sample-candidates``) add SICK's TEST pairs.
 ATTACK_SOURCES = ("conjnli-dev", "help-and", "help-or", "snli-train-half")
+#: The data format each source is read in (``engine.natlog.triggers.indefinite_reading`` resolves
+#: ``indefinite_reading = auto`` by it, as a run resolves it by its data file).
+SOURCE_FORMATS = {"conjnli-dev": "conjnli", "help-and": "help", "help-or": "help", "snli-train-half": "tsv",
+                  "sick-test": "sick"}
+
+
+def source_settings(settings: Settings, source: str) -> Settings:
+    """``settings`` for attacking pairs of ``source``: ``indefinite_reading = auto`` resolved."""
+    from engine.natlog.triggers import indefinite_reading
+
+    return settings.with_overrides(indefinite_reading=indefinite_reading(settings.indefinite_reading,
+                                                                         SOURCE_FORMATS[source]))
 
 
 def candidate_pairs(sources: Iterable[str] | None = None) -> list[tuple[str, int, NLIPair]]:
@@ -140,7 +152,8 @@ def generate(args: argparse.Namespace) -> None:
         chosen = choose_pairs(pool, setup.source_label, args.per_setup, random.Random(f"{args.seed}:{setup.name}"))
         for src, index, pair in tqdm(chosen, desc=f"attack {setup.name}", unit="pair", mininterval=10):
             try:
-                result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
+                result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools,
+                                     source_settings(settings, src))
             except InputError as exc:  # a premise of several sentences, say: not attackable as given
                 print(f"skipped {src} pair: {exc}", file=sys.stderr)
                 continue
@@ -184,8 +197,9 @@ def sample_candidates(args: argparse.Namespace) -> None:
         chosen = choose_pairs(pool, setup.source_label, args.per_setup, rng)
         for src, index, pair in tqdm(chosen, desc=f"candidates {setup.name}", unit="pair", mininterval=10):
             try:
-                polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(settings))
-                (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=settings,
+                configured = source_settings(settings, src)
+                polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(configured))
+                (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
                                       fill_in=tools.fill_in, senses=senses)
             except InputError as exc:
                 print(f"skipped {src} pair: {exc}", file=sys.stderr)
@@ -209,12 +223,6 @@ def sample_candidates(args: argparse.Namespace) -> None:
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} candidates to {args.out}; per operator: {dict(sorted(seen_ops.items()))}",
           file=sys.stderr)
-
-
-#: The data format each source is read in (``engine.natlog.triggers.indefinite_reading`` resolves
-#: ``indefinite_reading = auto`` by it).
-SOURCE_FORMATS = {"conjnli-dev": "conjnli", "help-and": "help", "help-or": "help", "snli-train-half": "tsv",
-                  "sick-test": "sick"}
 
 
 def contrast_readings(args: argparse.Namespace) -> None:
