@@ -8,6 +8,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | md5sum | cut -c1-12)
 PORT ?= 8501
+# The interface the app listens on: this machine only by default. To serve a network (a study with
+# annotators elsewhere), `make run ADDRESS=0.0.0.0`, and put it behind HTTPS (README, "Annotation study").
+ADDRESS ?= 127.0.0.1
 APT_RUN := wordnet-base wordnet-sense-index
 APT_TEST := $(APT_RUN) chromium
 
@@ -44,7 +47,7 @@ apt:
 # (it starts in the background; the pages show its progress), then serve the app at once.
 run: setup
 	-$(PY) -m engine train-victim --queue
-	$(PY) -m streamlit run app/main.py --server.port $(PORT)
+	$(PY) -m streamlit run app/main.py --server.port $(PORT) --server.address $(ADDRESS)
 
 # Static checks first (seconds), then the suite.
 lint: $(STAMP)

@@ -73,12 +73,40 @@ def reissue_token(store: Store, name: str) -> str:
     return token
 
 
-def bootstrap_admin(store: Store, name: str) -> str:
-    """Create the first admin of an empty store and return the token; refused once one exists."""
-    with store.transaction():
+BOOTSTRAP_KEY = "bootstrap"
+BOOTSTRAP_REFUSED = ("the bootstrap code is wrong or used up: the server prints a new one on its console "
+                     "when it starts, or run `python -m annotations bootstrap-code`")
+
+
+def _bootstrap_digest(code: str) -> str:
+    return hashlib.sha256(code.strip().encode()).hexdigest()
+
+
+def issue_bootstrap_code(store: Store) -> str:
+    """A new one-time code that lets whoever holds it create the first admin (as Jupyter's start-up
+    token: the server prints it on its console, so only someone at the machine can read it). Only
+    its hash is stored; a new code replaces the last. Refused once the store has an admin."""
+    code = "-".join(secrets.token_hex(3) for _ in range(3))
+    with store.transaction() as db:
         if has_admin(store):
             raise AuthError("this store already has an admin; ask them for an account")
-        return add_annotator(store, name, "admin")
+        db.execute("INSERT INTO app_keys (name, value) VALUES (?, ?) "
+                   "ON CONFLICT (name) DO UPDATE SET value = excluded.value", [BOOTSTRAP_KEY, _bootstrap_digest(code)])
+    return code
+
+
+def bootstrap_admin(store: Store, name: str, code: str) -> str:
+    """Create the first admin of an empty store with the one-time ``code`` (:func:`issue_bootstrap_code`)
+    and return their token; refused once an admin exists, and without the right code (used once)."""
+    with store.transaction() as db:
+        if has_admin(store):
+            raise AuthError("this store already has an admin; ask them for an account")
+        row = next(db.query("SELECT value FROM app_keys WHERE name = ?", [BOOTSTRAP_KEY]), None)
+        if row is None or not code.strip() or not hmac.compare_digest(str(row["value"]), _bootstrap_digest(code)):
+            raise AuthError(BOOTSTRAP_REFUSED)
+        token = add_annotator(store, name, "admin")
+        db.execute("DELETE FROM app_keys WHERE name = ?", [BOOTSTRAP_KEY])
+        return token
 
 
 def has_admin(store: Store) -> bool:

@@ -50,6 +50,14 @@ def cmd_add_annotator(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bootstrap_code(args: argparse.Namespace) -> int:
+    with _open(args) as store:
+        code = auth.issue_bootstrap_code(store)
+    print("one-time code for creating the first admin on the Admin page (it replaces any earlier code):")
+    print(code)
+    return 0
+
+
 def cmd_reissue_token(args: argparse.Namespace) -> int:
     with _open(args) as store:
         token = auth.reissue_token(store, args.name)
@@ -182,6 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("add-annotator", cmd_add_annotator, "add a person; prints their token once")
     p.add_argument("name")
     p.add_argument("--role", choices=ROLES, default="annotator")
+    add("bootstrap-code", cmd_bootstrap_code,
+        "print a one-time code for creating the first admin in the app (refused once an admin exists)")
     add("revoke", cmd_revoke, "revoke a person's token (their votes stay)").add_argument("name")
     add("reissue-token", cmd_reissue_token,
         "give a person a new token (prints it once; re-activates a revoked person)").add_argument("name")

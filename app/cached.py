@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
 
 from engine.attack import AttackTools, with_alt_lm
@@ -18,6 +20,23 @@ from engine.victim import Victim, load_victim
 @st.cache_resource(show_spinner=False)
 def settings() -> Settings:
     return get_settings()
+
+
+@st.cache_resource(show_spinner=False)
+def announce_bootstrap_code() -> bool:
+    """Once per server process: on a store without an admin, a one-time code for creating the first
+    one, printed on the server's console (never in a page). Whether one was printed."""
+    from annotations import Store
+    from annotations.auth import has_admin, issue_bootstrap_code
+
+    configured = settings()
+    with Store.open(configured.db_path, configured) as store:
+        if has_admin(store):
+            return False
+        code = issue_bootstrap_code(store)
+    print(f"\nNatLog Studio: {configured.db_path} has no admin yet. To create the first one, open the Admin "
+          f"page and enter this one-time bootstrap code:\n\n    {code}\n", file=sys.stderr, flush=True)
+    return True
 
 
 @st.cache_resource(show_spinner="Loading the parser…")

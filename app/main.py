@@ -5,11 +5,13 @@ from pathlib import Path
 
 import streamlit as st
 
+from app import cached
 from app.auth import current_role
 
 ROOT = Path(__file__).resolve().parent.parent
 
 st.set_page_config(page_title="NatLog Studio", page_icon="⇅", layout="wide")
+cached.announce_bootstrap_code()  # on a store with no admin: a one-time code on the server's console
 
 PAGES = {
     "Explore": [

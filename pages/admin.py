@@ -26,17 +26,24 @@ def show_token_once(name: str, token: str, what: str = "Created") -> None:
 
 with open_store() as store:
     if not has_admin(store):
-        st.info("This store has no admin yet. Create the first admin account.")
-        with st.form("bootstrap"):
-            name = st.text_input("Admin name")
-            create = st.form_submit_button("Create admin", type="primary")
+        first_run = st.empty()  # cleared once the admin exists, so the form does not linger
+        with first_run.container():
+            st.info("This store has no admin yet. The server printed a one-time **bootstrap code** on its console "
+                    "(the terminal where `make run` runs) when it started; enter it with the first admin's name. "
+                    "From a terminal on the server, `python -m annotations bootstrap-code` prints a new code, and "
+                    "`python -m annotations add-annotator NAME --role admin` creates an admin directly.")
+            with st.form("bootstrap"):
+                name = st.text_input("Admin name")
+                code = st.text_input("Bootstrap code (from the server's console)", type="password")
+                create = st.form_submit_button("Create admin", type="primary")
         if not create:
             st.stop()
         try:
-            token = bootstrap_admin(store, name)
+            token = bootstrap_admin(store, name, code)
         except InputError as exc:
             st.error(md_escape(str(exc)))
             st.stop()
+        first_run.empty()
         # The new admin is signed in at once; the token is what signs them in next time.
         start_session(store, sign_in(store, name, token).annotator.id)
         show_token_once(name.strip(), token)

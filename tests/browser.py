@@ -32,21 +32,26 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90.0) -> Iterator[str]:
-    """Start ``streamlit run app/main.py`` on a free port; yield its base URL once healthy."""
-    port = free_port()
+def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90.0, console: Path | None = None,
+                     command: list[str] | None = None, port: int | None = None) -> Iterator[str]:
+    """Start ``streamlit run app/main.py`` (or ``command``, which must listen on ``port``) on a free
+    port; yield its base URL once healthy. ``console``: a file that receives the server's console
+    output as it runs (what a person at the terminal reads)."""
+    port = port or free_port()
+    command = command or [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "main.py"),
+                          "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
+    output = console.open("w", encoding="utf-8") if console is not None else subprocess.PIPE
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "main.py"),
-         "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"],
-        cwd=PROJECT_ROOT, env={**os.environ, **(env or {})},
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        command, cwd=PROJECT_ROOT, env={**os.environ, **(env or {})},
+        stdout=output, stderr=subprocess.STDOUT, text=True,
     )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited early:\n{proc.stdout.read() if proc.stdout else ''}")
+                printed = proc.stdout.read() if proc.stdout else console.read_text() if console else ""
+                raise RuntimeError(f"streamlit exited early:\n{printed}")
             try:
                 with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
                     if reply.read().strip() == b"ok":
@@ -62,6 +67,8 @@ def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90.0) -
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+        if console is not None and not isinstance(output, int):
+            output.close()
 
 
 @contextmanager

@@ -110,9 +110,12 @@ def test_annotator_sees_only_own_queue_and_votes_never_results(store: Store) -> 
 def test_admin_reads_everyone_and_manages_people(store: Store) -> None:
     with pytest.raises(AuthError):
         sign_in(store, "root", "nothing yet")
-    admin_token = auth.bootstrap_admin(store, "root")
+    code = auth.issue_bootstrap_code(store)
+    admin_token = auth.bootstrap_admin(store, "root", code)
     with pytest.raises(AuthError, match="already has an admin"):
-        auth.bootstrap_admin(store, "root2")
+        auth.bootstrap_admin(store, "root2", code)
+    with pytest.raises(AuthError, match="already has an admin"):
+        auth.issue_bootstrap_code(store)
     admin = sign_in(store, "root", admin_token)
     assert isinstance(admin, AdminSession)
     alice = sign_in(store, "alice", admin.add_annotator("alice"))
@@ -123,3 +126,22 @@ def test_admin_reads_everyone_and_manages_people(store: Store) -> None:
     assert admin.annotators()[1].revoked_at is not None
     assert admin.export_rows()[0]["votes"] == [
         {"annotator": "alice", "label": "neutral", "not_fluent": False}]
+
+
+def test_the_first_admin_needs_the_console_bootstrap_code(store: Store) -> None:
+    """A fresh store refuses to create an admin without the one-time code the server prints; a new
+    code replaces the last; a used code is gone; only its hash is stored."""
+    with pytest.raises(AuthError, match="bootstrap code is wrong"):
+        auth.bootstrap_admin(store, "eve", "")  # no code issued yet
+    first = auth.issue_bootstrap_code(store)
+    second = auth.issue_bootstrap_code(store)
+    assert first != second and len(second) >= 17
+    stored = [row["value"] for row in store.db.query("SELECT value FROM app_keys WHERE name = 'bootstrap'")]
+    assert stored and second not in stored[0]
+    for wrong in ("", "nope", first):
+        with pytest.raises(AuthError, match="bootstrap code is wrong"):
+            auth.bootstrap_admin(store, "eve", wrong)
+    assert not auth.has_admin(store)
+    token = auth.bootstrap_admin(store, "root", f"  {second} ")
+    assert auth.authenticate(store, "root", token).role == "admin"
+    assert not list(store.db.query("SELECT 1 FROM app_keys WHERE name = 'bootstrap'"))

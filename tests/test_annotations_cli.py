@@ -51,6 +51,17 @@ def test_add_annotator_prints_a_working_token_once(capsys, db: Path) -> None:
         auth.authenticate(store, "alice", token)
 
 
+def test_bootstrap_code_creates_the_first_admin_once(capsys, db: Path) -> None:
+    code, out, _ = run_cli(capsys, "bootstrap-code", "--db", str(db))
+    assert code == 0
+    printed = out.strip().splitlines()[-1]
+    with Store.open(db) as store:
+        token = auth.bootstrap_admin(store, "root", printed)
+        assert auth.authenticate(store, "root", token).role == "admin"
+    code, _, err = run_cli(capsys, "bootstrap-code", "--db", str(db))
+    assert code == 2 and err == "error: this store already has an admin; ask them for an account\n"
+
+
 def _write_csv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)

@@ -69,9 +69,16 @@ def test_annotator_signs_in_judges_blind_and_is_thanked(db: Path) -> None:
 
 def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     app = AppTest.from_file(ADMIN, default_timeout=30).run()
-    assert "no admin yet" in app.info[0].value
+    assert "no admin yet" in app.info[0].value and "bootstrap code" in app.info[0].value
     app.text_input[0].input("root")
+    app.button[0].click().run()  # no code: refused, nobody is admin
+    assert "bootstrap code is wrong" in app.error[0].value and not app.code
+    with Store.open(db) as store:
+        assert not auth.has_admin(store)
+        code = auth.issue_bootstrap_code(store)  # what the server prints on its console
+    app.text_input[1].input(code)
     app.button[0].click().run()
+    assert not app.info or "no admin yet" not in app.info[0].value  # the first-run form is gone
     token = app.code[0].value
     assert len(token) >= 32
     # The new admin is signed in at once: the admin page is there, no form to sign in first.

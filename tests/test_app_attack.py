@@ -25,7 +25,7 @@ def admin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     get_settings.cache_clear()
     st.cache_resource.clear()
     with Store.open(tmp_path / "app.sqlite", get_settings()) as store:
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     yield "root", token
     get_settings.cache_clear()
     st.cache_resource.clear()

@@ -106,7 +106,7 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
         run_attacks(store, "c2c-run", data, "tsv", get_setup("C2C"), "offline", victim, tools, settings,
                     progress=False)
         attack_id = store.attacks()[0].id
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     ARTIFACTS.mkdir(exist_ok=True)
 
     with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
@@ -145,7 +145,7 @@ def test_a_run_started_from_the_runs_page_finishes(tmp_path) -> None:
         "2\tTwo dogs run across a field.\tDogs run.\tENTAILMENT\n", encoding="utf-8")
     db = tmp_path / "runs.sqlite"
     with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     env = {"NATLOG_DB_PATH": str(db), "NATLOG_SHARED_DATA_DIR": str(shared),
            "NATLOG_VICTIM": str(victim), "NATLOG_QUERY_BUDGET": "10", "NATLOG_TOP_K": "6"}
     ARTIFACTS.mkdir(exist_ok=True)
@@ -179,7 +179,7 @@ def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
         for setup in ("C2E", "C2C"):
             run_attacks(store, f"{setup.lower()}-tour", data, "tsv", get_setup(setup), "offline", victim, tools,
                         settings, progress=False)
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     ARTIFACTS.mkdir(exist_ok=True)
     pages = {"candidates": "Candidates", "attack": "Attack stepper", "results": "Attack results",
              "confidence": "Confidence explorer", "admin": "Admin"}
@@ -209,7 +209,7 @@ def test_markdown_and_html_in_a_data_file_show_as_text(tmp_path) -> None:
                     "ENTAILMENT\n", encoding="utf-8")
     db = tmp_path / "evil.sqlite"
     with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     env = {"NATLOG_DB_PATH": str(db), "NATLOG_SHARED_DATA_DIR": str(shared)}
     with streamlit_server(env=env) as url, chromium_page() as page:
         requested: list[str] = []
@@ -249,7 +249,7 @@ def test_probes_page_charts_a_stored_run_and_drills_down(tmp_path, victim) -> No
     settings = get_settings().with_overrides(db_path=db)
     with Store.open(db, settings) as store:
         run_probe(store, "eq-tiny", "equivalence", generate(60, 0), victim, "tiny", "generated:n=60", 0)
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     ARTIFACTS.mkdir(exist_ok=True)
     with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page() as page:
         page.goto(f"{url}/probes", wait_until="networkidle")
@@ -271,7 +271,7 @@ def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared
     backbone = build_tiny_classifier(tmp_path / "backbone", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
     db = tmp_path / "fresh.sqlite"
     with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
-        token = auth.bootstrap_admin(store, "root")
+        token = auth.add_annotator(store, "root", "admin")
     env = {"NATLOG_DB_PATH": str(db), "NATLOG_MODELS_DIR": str(tmp_path / "models"), "NATLOG_BACKBONE": str(backbone),
            "NATLOG_AUTO_TRAIN_VICTIM": "1", "NATLOG_QUERY_BUDGET": "8", "NATLOG_TOP_K": "4",
            "NATLOG_SHARED_DATA_DIR": str(shared_data)}
@@ -323,3 +323,97 @@ def first_pair_answered_right(victim_folder, data) -> int:
     victim = load_victim(str(victim_folder))
     guesses = victim.predict([(p.premise, p.hypothesis) for p in shown])
     return next(k for k, (p, g) in enumerate(zip(shown, guesses)) if k >= 1 and g.label == p.label)
+
+
+def listening_addresses(port: int) -> set[str]:
+    """The local addresses of the sockets listening on ``port`` (from /proc/net/tcp and tcp6)."""
+    import ipaddress
+    from pathlib import Path
+
+    found = set()
+    for table, width in (("/proc/net/tcp", 4), ("/proc/net/tcp6", 16)):
+        path = Path(table)
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            address, hexport = fields[1].split(":")
+            if int(hexport, 16) != port or fields[3] != "0A":  # 0A: LISTEN
+                continue
+            raw = bytes.fromhex(address)
+            # The kernel writes each 32-bit word in host (little-endian) order.
+            raw = b"".join(raw[k:k + 4][::-1] for k in range(0, len(raw), 4))
+            found.add(str(ipaddress.ip_address(raw[:width])))
+    return found
+
+
+def other_address() -> str | None:
+    """One of this machine's non-loopback IPv4 addresses, if it has one (no packet is sent)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("10.255.255.255", 1))
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_make_run_listens_on_this_machine_only(tmp_path) -> None:
+    """The exact command `make run` starts (read with make -n) answers on 127.0.0.1 and listens
+    on no other address."""
+    import shlex
+    import socket
+    import subprocess
+
+    from engine.settings import PROJECT_ROOT
+    from tests.browser import free_port
+
+    port = free_port()
+    planned = subprocess.run(["make", "-n", "run", f"PORT={port}"], cwd=PROJECT_ROOT, capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+    command = shlex.split(next(line for line in planned if "streamlit run" in line))
+    with streamlit_server(env={"NATLOG_DB_PATH": str(tmp_path / "natlog.sqlite")}, command=command,
+                          port=port) as url:
+        assert url == f"http://127.0.0.1:{port}"
+        assert listening_addresses(port) == {"127.0.0.1"}
+        other = other_address()
+        if other is not None:
+            with pytest.raises(OSError), socket.create_connection((other, port), timeout=2):
+                pass
+
+
+def test_first_admin_from_the_console_code_in_chromium(tmp_path) -> None:
+    """A fresh store: the server prints a one-time code on its console; the Admin page refuses a
+    wrong code, takes the printed one, signs the new admin in and leaves no creation form behind."""
+    import re
+    import time
+
+    db = tmp_path / "fresh.sqlite"
+    console = tmp_path / "console.log"
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env={"NATLOG_DB_PATH": str(db)}, console=console) as url, chromium_page() as page:
+        page.goto(f"{url}/admin", wait_until="networkidle")
+        page.get_by_text("This store has no admin yet").wait_for(timeout=60_000)
+        deadline = time.monotonic() + 30
+        while not (found := re.search(r"bootstrap code:\s+(\S+)", console.read_text())) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert found, console.read_text()
+        code = found.group(1)
+        page.screenshot(path=str(ARTIFACTS / "first-run-admin.png"), full_page=True)
+        page.get_by_label("Admin name").fill("root")
+        page.get_by_label("Bootstrap code (from the server's console)").fill("abc-def-012")
+        page.get_by_role("button", name="Create admin").click()
+        page.get_by_text("bootstrap code is wrong").wait_for(timeout=30_000)
+        page.get_by_label("Bootstrap code (from the server's console)").fill(code)
+        page.get_by_role("button", name="Create admin").click()
+        page.get_by_text("Their access token is shown only this once").wait_for(timeout=30_000)
+        page.get_by_role("tab", name="Annotators").wait_for(timeout=30_000)
+        assert page.get_by_text("This store has no admin yet").count() == 0
+        assert page.get_by_role("button", name="Create admin").count() == 0
+        assert code not in page.content()
+        page.screenshot(path=str(ARTIFACTS / "first-run-admin-created.png"), full_page=True)
+    with sqlite3.connect(db) as connection:
+        assert connection.execute("SELECT name, role FROM annotators").fetchall() == [("root", "admin")]
+        assert connection.execute("SELECT COUNT(*) FROM app_keys WHERE name = 'bootstrap'").fetchone() == (0,)
