@@ -1,8 +1,14 @@
 """The judging queue: k independent votes per item, leases that expire, gold items mixed in.
 
-Items are served in one seeded shuffled order (:meth:`Store.queue_rank`), not by run or recording
-time, so the attack items of NatLog and of the peer systems recorded beside it are interleaved and
-neither their order nor their position tells an annotator which system made an item.
+Each annotator is served items in their own seeded shuffled order (:meth:`Store.queue_rank`), not
+by run or recording time, so the attack items of NatLog and of the peer systems recorded beside it
+are interleaved and neither order nor position tells an annotator which system made an item.
+
+Gold items are source pairs (P, H) of the attacks. So that nobody judges an H* right after its H
+(or H right after H*), a gold item is served only when its premise is not that of an attack item
+among the annotator's last :data:`WINDOW` items or the next :data:`WINDOW` in their order, and an
+attack item is held back while a gold item with its premise is among the annotator's last
+:data:`WINDOW` (served later, or, when every open item is held back, at once).
 
 An attack item needs k votes; when its k votes tie, it needs one more vote at
 a time until the tie breaks. A served item is leased to the annotator for
@@ -44,8 +50,12 @@ WHERE i.kind = 'attack'
         WHEN COALESCE(l.votes, 0) < i.k THEN i.k
         WHEN l.n > 1 THEN l.votes + 1
         ELSE l.votes END
-ORDER BY queue_rank(i.id), i.id
+ORDER BY queue_rank(:me, i.id), i.id
 """
+#: Items on either side of a gold item that must not share its premise.
+WINDOW = 20
+#: Open items read per request, to find one no recent gold item rules out.
+CANDIDATES = 200
 
 
 def _params(store: Store, annotator_id: int, item_id: int | None = None) -> dict:
@@ -65,16 +75,20 @@ def next_item(store: Store, annotator_id: int) -> QueueItem | None:
         if held is not None:
             return QueueItem(item_id=held["id"], premise=held["premise"],
                              hypothesis=held["hypothesis"])
-        row = next(db.query(_OPEN_ITEMS + " LIMIT 1", _params(store, annotator_id)), None)
-        if row is None:
+        candidates = list(db.query(_OPEN_ITEMS + f" LIMIT {CANDIDATES}", _params(store, annotator_id)))
+        if not candidates:
             return None
+        recent = list(db.query(
+            "SELECT i.kind, i.premise FROM judgments j JOIN items i ON i.id = j.item_id WHERE j.annotator_id = ? "
+            "ORDER BY j.id DESC LIMIT ?", [annotator_id, WINDOW]))
+        recent_gold = {r["premise"] for r in recent if r["kind"] == "gold"}
+        row = next((c for c in candidates if c["premise"] not in recent_gold), candidates[0])
         if _gold_due(store, annotator_id):
-            gold = next(db.query(
+            near = {r["premise"] for r in recent if r["kind"] == "attack"} | {c["premise"] for c in candidates[:WINDOW]}
+            gold = next((g for g in db.query(
                 "SELECT id, premise, hypothesis FROM items i WHERE kind = 'gold' AND NOT EXISTS "
                 "(SELECT 1 FROM judgments j WHERE j.item_id = i.id AND j.annotator_id = ?) "
-                "ORDER BY queue_rank(id), id LIMIT 1",
-                [annotator_id],
-            ), None)
+                "ORDER BY queue_rank(?, id), id", [annotator_id, annotator_id]) if g["premise"] not in near), None)
             row = gold or row
         expires = iso(store.clock() + timedelta(seconds=store.lease_s))
         db.execute(

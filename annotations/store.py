@@ -38,12 +38,13 @@ class Store(RunStore):
         self.gold_percent = settings.annotations_gold_percent
         self.lease_s = settings.annotations_lease_s
         self.queue_seed = settings.annotations_queue_seed
-        db.conn.create_function("queue_rank", 1, self.queue_rank, deterministic=True)
+        db.conn.create_function("queue_rank", 2, self.queue_rank, deterministic=True)
 
-    def queue_rank(self, item_id: int) -> int:
-        """An item's place in the judging queue: a hash of the queue seed and the item id, so items of
-        every run and attack system are interleaved in one reproducible shuffled order."""
-        digest = hashlib.sha256(f"{self.queue_seed}:{item_id}".encode()).digest()
+    def queue_rank(self, annotator_id: int, item_id: int) -> int:
+        """An item's place in one annotator's queue: a hash of the queue seed, the annotator and the
+        item, so each annotator gets their own reproducible shuffled order, with the items of every
+        run and attack system interleaved."""
+        digest = hashlib.sha256(f"{self.queue_seed}:{annotator_id}:{item_id}".encode()).digest()
         return int.from_bytes(digest[:7], "big")
 
     @classmethod

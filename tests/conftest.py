@@ -22,7 +22,11 @@ SHARED_DATA = Path(os.environ.get("NATLOG_SHARED_DATA_DIR") or PROJECT_ROOT.pare
 def pytest_configure(config: pytest.Config) -> None:
     """Tests see the built-in modifier inventory (unless they pass one), whatever ``mine-pps``
     has written to var/, and every edit operator; subprocesses (CLI, served app) inherit both."""
-    os.environ["NATLOG_PP_INVENTORY"] = str(Path(tempfile.mkdtemp(prefix="natlog-tests-")) / "pp_inventory.json")
+    scratch = Path(tempfile.mkdtemp(prefix="natlog-tests-"))
+    os.environ["NATLOG_PP_INVENTORY"] = str(scratch / "pp_inventory.json")
+    # Pages run without a store of their own (AppTest of app/main.py) use a scratch store, never
+    # the developer's var/natlog.sqlite.
+    os.environ["NATLOG_DB_PATH"] = str(scratch / "natlog.sqlite")
     # The tests exercise every operator, including those off by default (tests of the defaults
     # read ``Settings()``).
     os.environ["NATLOG_DISABLED_OPERATORS"] = "none"

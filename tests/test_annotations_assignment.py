@@ -41,9 +41,10 @@ def test_each_item_gets_k_votes_and_never_twice_from_one_person(tmp_settings: Se
             session.submit(item.item_id, "contradiction", seconds=1.5)
             votes.append(item.item_id)
         served[session.annotator.name] = votes
-    # Two items x k=3 votes: the first three people judge both (in queue order), the fourth none.
-    first, second = sorted(served["ann0"], key=store.queue_rank)
-    assert served["ann0"] == served["ann1"] == served["ann2"] == [first, second]
+    # Two items x k=3 votes: the first three people judge both (each in their own order), the fourth none.
+    for number in range(3):
+        me = next(s for s in (a, b, c) if s.annotator.name == f"ann{number}").annotator.id
+        assert served[f"ann{number}"] == sorted(served["ann0"], key=lambda item: store.queue_rank(me, item))
     assert served["ann3"] == []
     assert all(r.votes["contradiction"] == 3 and r.state == "resolved"
                for r in item_results(store).values())
@@ -79,16 +80,22 @@ def test_abandoned_item_returns_to_queue_after_timeout(tmp_settings: Settings) -
 
 def test_gold_items_mixed_in_at_rate_and_scored(tmp_settings: Settings) -> None:
     store = seeded(tmp_settings, 4, annotations_gold_percent=50)
+    run_id = store.run("run-a").id
+    for index in range(10, 14):  # source pairs of failed attacks: gold whose premises no attack item has
+        store.record_attack(run_id, make_record(index, "failed"))
     (a,) = people(store, 1)
-    kinds = []
+    kinds, gold_premises = [], []
     while (item := a.next_item()) is not None:
         kind, gold = next(store.db.query("SELECT kind, gold_label FROM items WHERE id = ?",
                                          [item.item_id])).values()
         kinds.append(kind)
+        if kind == "gold":
+            gold_premises.append(item.premise)
         a.submit(item.item_id, gold or "contradiction")
     # One vote in two is gold, from the very first item on (an annotator is checked from the start);
-    # gold is never served once the attack items are done.
+    # gold is never served once the attack items are done, and never shares a premise with them.
     assert kinds == ["gold", "attack"] * 4
+    assert all(int(p.split()[-1].rstrip(".")) >= 10 for p in gold_premises)
     (row,) = agreement(store).annotators
     assert (row.gold_votes, row.gold_accuracy) == (4, 1.0)
 
@@ -217,3 +224,38 @@ def test_the_queue_interleaves_runs_in_a_seeded_order(tmp_settings: Settings) ->
     assert first != sorted(first) and first != sorted(first, reverse=True)  # interleaved
     assert served(0) != [] and first == served(0)
     assert served(0) != served(1) or served(0) != served(2)
+
+
+def test_no_gold_item_sits_near_an_attack_item_with_its_premise(tmp_settings: Settings) -> None:
+    """60 attack items over 15 premises (4 H* each) and their 15 source pairs as gold, plus 15 gold
+    pairs of other premises; two annotators at a 25 % gold rate: nobody gets a gold item within 20
+    items (either side) of an attack item with the same premise, and their orders differ."""
+    from dataclasses import replace
+
+    store = Store.open(settings=tmp_settings.with_overrides(annotations_gold_percent=25))
+    run_id = start(store)
+    index = 0
+    for premise in range(15):
+        for variant in range(4):
+            record = make_record(index, premise=f"A man is playing guitar number {premise}.",
+                                 adversarial_hypothesis=f"A man is not playing instrument {premise}-{variant}.")
+            store.record_attack(run_id, replace(record, hypothesis=f"A man is playing an instrument {premise}."))
+            index += 1
+    for premise in range(100, 115):
+        store.record_attack(run_id, make_record(index, "failed", premise=f"A woman sings song {premise}."))
+        index += 1
+    orders = []
+    for session in people(store, 2):
+        served = []
+        while (item := session.next_item()) is not None:
+            kind = next(store.db.query("SELECT kind FROM items WHERE id = ?", [item.item_id]))["kind"]
+            served.append((kind, item.premise, item.item_id))
+            session.submit(item.item_id, "neutral")
+        orders.append(served)
+        golds = [k for k, (kind, _, _) in enumerate(served) if kind == "gold"]
+        assert len(golds) >= 5
+        for k in golds:
+            window = served[max(0, k - 20):k] + served[k + 1:k + 21]
+            assert all(premise != served[k][1] for kind, premise, _ in window if kind == "attack"), k
+    first, second = ([item for kind, _, item in order if kind == "attack"] for order in orders)
+    assert first != second  # each annotator has their own order

@@ -73,6 +73,9 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         page.get_by_text("A man is not playing an instrument").first.wait_for(timeout=30_000)
         body = page.get_by_test_id("stMain").inner_text().lower()
         assert "target" not in body and "victim" not in body  # judging is blind
+        html = page.content()
+        for secret in ("run-a", "E2C", "snli_test", "queries", "perplexity"):
+            assert secret not in html, secret  # nor the system, setup, operator or run, even in the HTML
         page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
         page.locator("body").press("3")
         page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
