@@ -1,18 +1,35 @@
-"""Token sign-in for the app: the signed-in person's id lives in the server-side session state."""
+"""Sign-in for the app: the signed-in person's id lives in the server-side session state.
+
+- A **sign-in link** (``?signin=ID.TOKEN``, made on the Admin page) signs its person in with one
+  click; the app takes the secret out of the address bar at once.
+- The session then lives in the browser as a cookie holding a signed, expiring session token
+  (:func:`annotations.auth.session_token`): a reload or a link to another page keeps the sign-in,
+  and it ends on sign-out, on expiry (``SESSION_TTL_S``), and when the person's token is revoked or
+  re-issued. No secret stays in the URL or the browser history.
+"""
 
 from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
 
 import streamlit as st
 
 from annotations import Store
 from annotations.access import AdminSession, AnnotatorSession, resume, sign_in
-from annotations.auth import AuthError, resume_session, session_token
+from annotations.auth import SESSION_TTL_S, AuthError, resume_session, session_token
 from app import cached
 from app.text import md_escape
 
 SESSION_KEY = "natlog_annotator_id"
-#: The URL parameter holding the signed session (a reload or a copied link keeps the sign-in).
-SESSION_PARAM = "session"
+#: The cookie holding the signed session.
+SESSION_COOKIE = "natlog_session"
+#: The URL parameter of a sign-in link: ``ID.TOKEN``.
+SIGNIN_PARAM = "signin"
+#: Set after a sign-out: the browser's cookie is only dropped on its next request, so it is ignored.
+SIGNED_OUT_KEY = "natlog_signed_out"
+#: The signed session token of this browser session, written to the cookie on each page it shows.
+COOKIE_TOKEN_KEY = "natlog_session_token"
 
 
 def open_store() -> Store:
@@ -34,26 +51,73 @@ def current_role() -> str | None:
         return None
 
 
+def _set_cookie(value: str, max_age: int) -> None:
+    """Set (or with ``max_age`` 0 drop) the session cookie in this browser, for this site only."""
+    cookie = f"{SESSION_COOKIE}={value}; Path=/; Max-Age={int(max_age)}; SameSite=Strict"
+    # Our own constant text and a signed token of digits, hex and dots: no data text reaches the script.
+    st.html(f"<script>document.cookie = {json.dumps(cookie)};</script>", unsafe_allow_javascript=True)
+
+
 def sign_out() -> None:
     st.session_state.pop(SESSION_KEY, None)
-    st.query_params.pop(SESSION_PARAM, None)
+    st.session_state.pop(COOKIE_TOKEN_KEY, None)
+    st.session_state[SIGNED_OUT_KEY] = True
+    _set_cookie("", 0)
 
 
 def start_session(store: Store, annotator_id: int) -> None:
-    """Sign this person in for the browser session, with a signed link that survives reloads."""
+    """Sign this person in for the browser session; the cookie keeps them signed in across reloads."""
     st.session_state[SESSION_KEY] = annotator_id
-    st.query_params[SESSION_PARAM] = session_token(store, annotator_id)
+    st.session_state.pop(SIGNED_OUT_KEY, None)
+    st.session_state[COOKIE_TOKEN_KEY] = session_token(store, annotator_id)
+    _keep_cookie()
+
+
+def _keep_cookie() -> None:
+    """Write this session's cookie (again): a page that reruns at once after a sign-in still sets it."""
+    token = st.session_state.get(COOKIE_TOKEN_KEY)
+    if token:
+        _set_cookie(token, SESSION_TTL_S)
+
+
+def signin_link(annotator_id: int, token: str, page_url: str | None = None) -> str:
+    """The one-click sign-in link of a person, to the Annotate page of the server ``page_url`` (the
+    page being shown; default: this one) is on. Their token is inside: shown once, like the token."""
+    parts = urlsplit(page_url if page_url is not None else (st.context.url or ""))
+    base = f"{parts.scheme}://{parts.netloc}{parts.path.rsplit('/', 1)[0]}" if parts.netloc else ""
+    return f"{base}/annotate?{SIGNIN_PARAM}={int(annotator_id)}.{token}"
 
 
 def _from_link(store: Store) -> None:
-    """Sign in from the URL's signed session after a reload or from a link (once per session)."""
-    token = st.query_params.get(SESSION_PARAM)
-    if not token or st.session_state.get(SESSION_KEY) is not None:
+    """Sign in from a sign-in link (its secret then leaves the address bar) or from the session
+    cookie of an earlier visit (once per browser session)."""
+    link = st.query_params.get(SIGNIN_PARAM)
+    if link:
+        st.query_params.pop(SIGNIN_PARAM, None)
+        try:
+            person, _, token = link.partition(".")
+            row = next(store.db.query("SELECT name FROM annotators WHERE id = ?", [int(person)]), None)
+            session = sign_in(store, row["name"] if row else "", token)
+        except (AuthError, ValueError):
+            st.error("This sign-in link does not work (any more): ask an admin for a new one.")
+            return
+        start_session(store, session.annotator.id)
+        return
+    if st.session_state.get(SIGNED_OUT_KEY):
+        if st.context.cookies.get(SESSION_COOKIE):
+            _set_cookie("", 0)  # until the browser's next request no longer carries it
+        return
+    if st.session_state.get(SESSION_KEY) is not None:
+        return
+    cookie = st.context.cookies.get(SESSION_COOKIE)
+    if not cookie:
         return
     try:
-        st.session_state[SESSION_KEY] = resume_session(store, token).id
+        st.session_state[SESSION_KEY] = resume_session(store, cookie).id
+        st.session_state[COOKIE_TOKEN_KEY] = cookie
     except AuthError as exc:
-        st.query_params.pop(SESSION_PARAM, None)
+        _set_cookie("", 0)
+        st.session_state[SIGNED_OUT_KEY] = True
         st.error(md_escape(str(exc)))
 
 
@@ -64,8 +128,7 @@ def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
     if annotator_id is not None:
         try:
             session = resume(store, annotator_id)
-            if SESSION_PARAM not in st.query_params:  # page changes drop it; reloads need it
-                st.query_params[SESSION_PARAM] = session_token(store, annotator_id)
+            _keep_cookie()
             return session
         except AuthError as exc:
             sign_out()

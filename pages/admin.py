@@ -12,16 +12,26 @@ from annotations.aggregation import HVASR_GROUPS, state_counts
 from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
-from app.auth import admin_session, open_store, start_session
+from app.auth import admin_session, open_store, signin_link, start_session
 from app.widgets import HVASR_HELP, md_escape, shown_ratios
 from engine.errors import InputError
 
 st.title("Annotation admin")
 
 
-def show_token_once(name: str, token: str, what: str = "Created") -> None:
-    st.success(f"{what} **{md_escape(name)}**. Their access token is shown only this once; copy it now.")
+def show_token_once(name: str, token: str, what: str = "Created", annotator_id: int | None = None) -> None:
+    st.success(f"{what} **{md_escape(name)}**. Their sign-in link and access token are shown only this once; "
+               "copy them now.")
+    if annotator_id is not None:
+        st.caption("Sign-in link: one click signs them in (the secret then leaves the address bar). Anyone holding "
+                   "it can judge as them until you revoke or re-issue their token; send it privately.")
+        st.code(signin_link(annotator_id, token), language=None)
+    st.caption("Access token (for the sign-in form, or if the link cannot be used):")
     st.code(token, language=None)
+
+
+def person_id(session, name: str) -> int:  # noqa: ANN001 - an AdminSession
+    return next(a.id for a in session.annotators() if a.name == name.strip())
 
 
 with open_store() as store:
@@ -62,7 +72,8 @@ with open_store() as store:
             add = st.form_submit_button("Add annotator", type="primary")
         if add:
             try:
-                show_token_once(new_name.strip(), session.add_annotator(new_name, role))
+                token = session.add_annotator(new_name, role)
+                show_token_once(new_name.strip(), token, annotator_id=person_id(session, new_name))
             except InputError as exc:
                 st.error(md_escape(str(exc)))
         everyone = session.annotators()
@@ -82,7 +93,9 @@ with open_store() as store:
                                       help="The old token stops signing in; a revoked person is active again.")
                 reissue = st.form_submit_button("Issue new token")
             if reissue:
-                show_token_once(person, session.reissue_token(person), "New token for")
+                token = session.reissue_token(person)
+                show_token_once(person, token, "New token (the old link and token no longer work) for",
+                                annotator_id=person_id(session, person))
 
     report = session.agreement()
     with progress:

@@ -1,7 +1,10 @@
 """Confidence explorer: how the victim's probability of the target label moves under perturbation,
 across a run (by operator, edit polarity, lexical relation) and along one attack (H -> H*)."""
 
+from pathlib import Path
+
 import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
 
 from app.auth import admin_session, open_store
 from app.confidence_charts import (
@@ -17,8 +20,14 @@ from engine.errors import InputError
 
 
 def stepper_link(attack_id: int) -> None:
-    """A link that opens the attack in the stepper (relative, so it works under any base path)."""
-    st.markdown(f":material/bolt: [Open attack {int(attack_id)} in the stepper](attack?attack={int(attack_id)})")
+    """A link that opens the attack in the stepper in this tab, keeping the sign-in (a plain
+    relative link when the page runs on its own, outside the app's navigation)."""
+    label = f"Open attack {int(attack_id)} in the stepper"
+    try:
+        st.page_link(str(Path(__file__).with_name("attack.py")), label=label, icon=":material/bolt:",
+                     query_params={"attack": str(int(attack_id))})
+    except StreamlitPageNotFoundError:
+        st.markdown(f":material/bolt: [{label}](attack?attack={int(attack_id)})")
 
 
 st.title("Confidence explorer")

@@ -72,8 +72,8 @@ def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90.0, c
 
 
 @contextmanager
-def chromium_page(width: int = 1400, height: int = 1000):
-    """A Playwright page in Debian's headless Chromium."""
+def chromium_browser():
+    """Debian's headless Chromium under Playwright (``new_context()`` gives separate people)."""
     if not Path(CHROMIUM).exists():
         pytest.skip("Debian chromium is not installed (make test installs it as root)")
     from playwright.sync_api import sync_playwright
@@ -81,10 +81,16 @@ def chromium_page(width: int = 1400, height: int = 1000):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": width, "height": height})
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@contextmanager
+def chromium_page(width: int = 1400, height: int = 1000):
+    """A Playwright page in Debian's headless Chromium."""
+    with chromium_browser() as browser:
+        yield browser.new_page(viewport={"width": width, "height": height})
 
 
 def sign_in_page(page, name: str, token: str) -> None:  # noqa: ANN001 - a Playwright page

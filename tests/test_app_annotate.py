@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from annotations import Store, auth
 from annotations.auth import SIGN_IN_FAILED
 from annotations.crowd_import import import_votes
+from app.auth import signin_link
 from app.text import md_escape
 from engine.settings import PROJECT_ROOT, get_settings
 from tests.test_annotations_store import make_record, start
@@ -79,11 +80,11 @@ def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     app.text_input[1].input(code)
     app.button[0].click().run()
     assert not app.info or "no admin yet" not in app.info[0].value  # the first-run form is gone
-    token = app.code[0].value
+    token = app.code[-1].value
     assert len(token) >= 32
     # The new admin is signed in at once: the admin page is there, no form to sign in first.
     assert not app.exception and [t.label for t in app.tabs][:1] == ["Annotators"]
-    assert "session" in app.query_params
+    assert not app.query_params  # no secret in the address bar: the session is a cookie
     votes = db.with_name("votes.csv")
     votes.write_text("item_id,worker_id,label\n1,a,contradiction\n1,b,contradiction\n1,c,neutral\n")
     with Store.open(db) as store:
@@ -96,7 +97,8 @@ def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     assert [t.label for t in app.tabs] == ["Annotators", "Progress", "Agreement", "HVASR", "Export"]
     app.text_input[0].input("alice")
     app.button(key="FormSubmitter:add-annotator-Add annotator").click().run()
-    new_token = app.code[0].value
+    assert "/annotate?signin=" in app.code[0].value  # relative here: AppTest has no page URL
+    new_token = app.code[-1].value
     with Store.open(db) as store:
         assert auth.authenticate(store, "alice", new_token).role == "annotator"
     # A refused name comes back in one line, shown as text (no live image).
@@ -108,8 +110,8 @@ def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
     reissue = next(s for s in app.selectbox if s.label == "Issue a new token for")
     reissue.set_value("alice")
     app.button(key="FormSubmitter:reissue-Issue new token").click().run()
-    assert any("New token for" in s.value for s in app.success)
-    reissued = app.code[0].value
+    assert any("New token (the old link and token no longer work) for" in s.value for s in app.success)
+    reissued = app.code[-1].value
     with Store.open(db) as store:
         assert auth.authenticate(store, "alice", reissued).name == "alice"
         with pytest.raises(auth.AuthError):
@@ -158,36 +160,37 @@ def test_unjudged_hvasr_reads_the_same_on_admin_and_results(db: Path) -> None:
     assert list(runs["hvasr"]) == ["—"] and list(runs["asr"]) == ["1.000"] and list(runs["coverage"]) == ["—"]
 
 
-def test_sign_in_survives_a_reload_and_votes_can_be_undone(db: Path) -> None:
+def test_a_sign_in_link_signs_in_once_and_votes_can_be_undone(db: Path) -> None:
+    """The Admin page's link signs its person in with one click and leaves the address bar; votes,
+    undo and skip work; signing out brings the form back; a revoked person's link is refused."""
     with Store.open(db) as store:
         token = auth.add_annotator(store, "alice")
+        alice = next(a.id for a in auth.annotators(store) if a.name == "alice")
         run = store.runs()[0].id
         store.record_attack(run, make_record(1))
-    app = sign_in(AppTest.from_file(ANNOTATE, default_timeout=30).run(), "alice", token)
-    link = app.query_params["session"]
-    assert link and token not in str(link)  # a signed session, never the token itself
-    # A reload (a fresh script session with the same URL) is still signed in, with no form.
-    reloaded = AppTest.from_file(ANNOTATE, default_timeout=30)
-    reloaded.query_params["session"] = link
-    reloaded.run()
-    assert not reloaded.exception and not [t for t in reloaded.text_input if t.label == "Access token"]
-    assert "0 judged · 2 left" in reloaded.get("progress")[0].proto.text
-    reloaded.text_input(key=next(t.key for t in reloaded.text_input if t.label == "Comment (optional)")).input(
-        "hard one")
-    next(b for b in reloaded.button if b.label == "Neutral (2)").click().run()
-    assert "1 judged · 1 left" in reloaded.get("progress")[0].proto.text
+    link = signin_link(alice, token, "http://127.0.0.1:8501/admin")
+    assert link == f"http://127.0.0.1:8501/annotate?signin={alice}.{token}"
+    app = AppTest.from_file(ANNOTATE, default_timeout=30)
+    app.query_params["signin"] = link.split("signin=")[1]
+    app.run()
+    assert not app.exception and "signin" not in app.query_params  # the secret left the address bar
+    assert not [t for t in app.text_input if t.label == "Access token"]
+    assert "0 judged · 2 left" in app.get("progress")[0].proto.text
+    app.text_input(key=next(t.key for t in app.text_input if t.label == "Comment (optional)")).input("hard one")
+    next(b for b in app.button if b.label == "Neutral (2)").click().run()
+    assert "1 judged · 1 left" in app.get("progress")[0].proto.text
     with Store.open(db) as store:
         assert next(store.db.query("SELECT label, comment FROM judgments")) == {"label": "neutral", "comment": "hard one"}
-    next(b for b in reloaded.button if b.label == "Undo my last vote").click().run()
-    assert not reloaded.exception and "0 judged · 2 left" in reloaded.get("progress")[0].proto.text
-    next(b for b in reloaded.button if b.label == "Skip this pair").click().run()
-    assert "0 judged · 1 left" in reloaded.get("progress")[0].proto.text
-    # Signing out drops the link: a reload with it asks for the token again.
-    next(b for b in reloaded.button if b.label == "Sign out").click().run()
-    assert "session" not in reloaded.query_params
+    next(b for b in app.button if b.label == "Undo my last vote").click().run()
+    assert not app.exception and "0 judged · 2 left" in app.get("progress")[0].proto.text
+    next(b for b in app.button if b.label == "Skip this pair").click().run()
+    assert "0 judged · 1 left" in app.get("progress")[0].proto.text
+    next(b for b in app.button if b.label == "Sign out").click().run()
+    assert [t for t in app.text_input if t.label == "Access token"]  # the form again
     with Store.open(db) as store:
         auth.revoke(store, "alice")
     stale = AppTest.from_file(ANNOTATE, default_timeout=30)
-    stale.query_params["session"] = link
+    stale.query_params["signin"] = link.split("signin=")[1]
     stale.run()
-    assert [e.value for e in stale.error] == [md_escape(auth.SESSION_EXPIRED)]
+    assert any("sign-in link does not work" in e.value for e in stale.error)
+    assert "signin" not in stale.query_params

@@ -81,8 +81,9 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
         with sqlite3.connect(db) as connection:
             assert connection.execute("SELECT label FROM judgments").fetchall() == [("contradiction",)]
-        # A reload keeps the sign-in (the signed session in the URL); the vote can be undone.
-        assert "session=" in page.url and token not in page.url
+        # A reload keeps the sign-in (a signed session cookie; nothing secret in the URL); undo works.
+        assert "session=" not in page.url and token not in page.url
+        assert any(c["name"] == "natlog_session" for c in page.context.cookies())
         page.reload(wait_until="networkidle")
         page.get_by_text("1 judged · 1 left").wait_for(timeout=60_000)
         assert page.get_by_label("Access token").count() == 0
@@ -122,12 +123,11 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
         link = page.get_by_role("link", name=f"Open attack {attack_id} in the stepper")
         link.wait_for(timeout=30_000)
         page.screenshot(path=str(ARTIFACTS / "confidence-attack.png"), full_page=True)
-        with page.context.expect_page() as opened:  # the stepper opens beside the explorer
-            link.click()
-        stepper = opened.value
+        link.click()  # the stepper opens in this tab, still signed in
+        stepper = page
         stepper.wait_for_url(f"**/attack?attack={attack_id}", timeout=30_000)
-        sign_in_page(stepper, "root", token)
         stepper.get_by_text(f"Opened attack {attack_id}").wait_for(timeout=90_000)
+        assert stepper.get_by_label("Access token").count() == 0
         # (The page streams in: wait for the field to carry the value rather than read it once.)
         expect(stepper.get_by_label("Hypothesis")).to_have_value(pair.hypothesis, timeout=30_000)
         stepper.screenshot(path=str(ARTIFACTS / "stepper-opened.png"), full_page=True)
@@ -420,3 +420,85 @@ def test_first_admin_from_the_console_code_in_chromium(tmp_path) -> None:
     with sqlite3.connect(db) as connection:
         assert connection.execute("SELECT name, role FROM annotators").fetchall() == [("root", "admin")]
         assert connection.execute("SELECT COUNT(*) FROM app_keys WHERE name = 'bootstrap'").fetchone() == (0,)
+
+
+def test_a_study_from_a_fresh_store_with_sign_in_links(tmp_path, monkeypatch) -> None:
+    """The whole first-run path with no token typed by hand: the console's bootstrap code makes the
+    first admin, who creates two annotators; each opens their sign-in link in a browser context of
+    their own and votes by keyboard; the items resolve (k = 1) and HVASR on Admin and Results is the
+    hand computation from the stored votes."""
+    import re
+    import time
+
+    from streamlit.testing.v1 import AppTest
+
+    from annotations import Store, auth
+    from engine.settings import PROJECT_ROOT, get_settings
+    from tests.browser import chromium_browser
+    from tests.test_annotations_store import make_record, start
+
+    db = tmp_path / "study.sqlite"
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_ANNOTATIONS_GOLD_PERCENT": "0", "NATLOG_ANNOTATIONS_K": "1",
+           "NATLOG_ANNOTATIONS_LEASE_S": "3"}
+    settings = get_settings().with_overrides(db_path=db, annotations_gold_percent=0, annotations_k=1)
+    with Store.open(db, settings) as store:
+        run = start(store)
+        for index in range(4):
+            store.record_attack(run, make_record(index))
+        store.record_attack(run, make_record(4, "failed"))
+    console = tmp_path / "console.log"
+    links = {}
+    with streamlit_server(env=env, console=console) as url, chromium_browser() as browser:
+        admin = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        admin.goto(f"{url}/admin", wait_until="networkidle")
+        admin.get_by_text("This store has no admin yet").wait_for(timeout=60_000)
+        deadline = time.monotonic() + 30
+        while not (found := re.search(r"bootstrap code:\s+(\S+)", console.read_text())) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        admin.get_by_label("Admin name").fill("root")
+        admin.get_by_label("Bootstrap code (from the server's console)").fill(found.group(1))
+        admin.get_by_role("button", name="Create admin").click()
+        admin.get_by_role("tab", name="Annotators").wait_for(timeout=30_000)
+        for name in ("alice", "bob"):
+            admin.get_by_label("Name", exact=True).fill(name)
+            admin.get_by_role("button", name="Add annotator").click()
+            admin.get_by_text(f"Created {name}").wait_for(timeout=30_000)
+            link = admin.get_by_text("/annotate?signin=").inner_text().strip()
+            assert link.startswith(url)
+            links[name] = link
+        admin.screenshot(path=str(ARTIFACTS / "study-links.png"), full_page=True)
+        for name, answer in (("alice", "Contradiction (3)"), ("bob", "Entailment (1)")):
+            page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+            page.goto(links[name], wait_until="networkidle")
+            page.get_by_text(f"Signed in as {name}").wait_for(timeout=60_000)
+            assert "signin=" not in page.url  # the secret left the address bar
+            page.get_by_text(re.compile(r"0 judged · \d left")).wait_for(timeout=60_000)
+            page.screenshot(path=str(ARTIFACTS / f"study-{name}.png"), full_page=True)
+            for judged in (1, 2):  # two items each (alice's lease on a third lapses after 3 s)
+                page.get_by_role("button", name=answer).last.click()
+                page.get_by_text(re.compile(rf"{judged} judged · \d left")).wait_for(timeout=30_000)
+            time.sleep(3.5)
+    with sqlite3.connect(db) as connection:
+        votes = connection.execute("SELECT i.attack_id, j.label FROM judgments j JOIN items i ON i.id = j.item_id "
+                                   "WHERE i.kind = 'attack'").fetchall()
+    assert len(votes) == 4 and {label for _, label in votes} == {"contradiction", "entailment"}
+    expected = sum(label == "contradiction" for _, label in votes) / 5  # valid / attacked (4 successes, 1 failed)
+    with Store.open(db, settings) as store:
+        token = auth.reissue_token(store, "root")
+    import streamlit as st
+
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    for page_file in ("admin.py", "results.py"):
+        app = AppTest.from_file(str(PROJECT_ROOT / "pages" / page_file), default_timeout=60)
+        app.run()
+        app.text_input[0].input("root")
+        app.text_input[1].input(token)
+        app.button[0].click().run()
+        frames = [f.value for f in app.dataframe if "hvasr" in f.value.columns]
+        assert frames, (page_file, [e.value for e in app.error], [list(f.value.columns) for f in app.dataframe])
+        assert float(frames[0]["hvasr"].iloc[0]) == pytest.approx(expected, abs=1e-3), page_file
+    get_settings.cache_clear()  # nothing after this test reads the study's settings
+    st.cache_resource.clear()
