@@ -108,6 +108,11 @@ class AdminSession(AnnotatorSession):
         self._check()
         return resolution_warning(self._store)
 
+    @property
+    def k(self) -> int:
+        """Judgments each item needs in this study (``annotations_k``)."""
+        return self._store.k
+
     def export_rows(self, run_name: str | None = None) -> list[dict]:
         self._check()
         return export_rows(self._store, run_name)

@@ -159,6 +159,11 @@ def sign_out_button(session: AnnotatorSession) -> None:
 
 def admin_session(store: Store, form_key: str) -> AdminSession:
     """The signed-in admin's session; otherwise a sign-in form or a refusal, and the page stops."""
+    from annotations.auth import has_admin
+
+    if not has_admin(store) and st.session_state.get(SESSION_KEY) is None:
+        st.info("This store has no admin yet. Open the **Admin** page and create the first one with the bootstrap "
+                "code the server printed on its console; then sign in here.")
     session = signed_in(store, form_key)
     if session is None:
         st.stop()

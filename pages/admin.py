@@ -61,6 +61,9 @@ with open_store() as store:
 
     session = admin_session(store, "admin-sign-in")
 
+    if (warning := session.resolution_warning()) is not None:
+        st.warning(warning + " Add annotators below (each gets a sign-in link), or lower k (`annotations_k`) "
+                             "before the study starts.")  # our own sentence: numbers only
     people, progress, agreement_tab, hvasr_tab, export = st.tabs(
         ["Annotators", "Progress", "Agreement", "HVASR", "Export"])
 
@@ -99,16 +102,27 @@ with open_store() as store:
 
     report = session.agreement()
     with progress:
-        if (warning := session.resolution_warning()) is not None:
-            st.warning(warning)  # our own sentence: numbers only
-        counts = state_counts(session.item_results())
+        results = session.item_results()
+        counts = state_counts(results)
         columns = st.columns(4)
         columns[0].metric("Items", sum(counts.values()))
         for column, (state, count) in zip(columns[1:], counts.items()):
             column.metric(state.capitalize(), count)
-        st.dataframe(pd.DataFrame([{"annotator": a.name, "votes": a.votes,
-                                    "gold votes": a.gold_votes, "mean seconds": a.mean_seconds}
-                                   for a in report.annotators]), width="stretch", hide_index=True)
+        if not results:
+            st.info("No attack items yet: record an attack run (Runs page or `python -m engine attack`); its "
+                    "successful attacks become items here.")
+        elif not report.annotators:
+            st.info("No votes yet. Add annotators on the Annotators tab and send each their sign-in link.")
+        else:
+            st.dataframe(pd.DataFrame([{"annotator": a.name, "votes": a.votes,
+                                        "gold votes": a.gold_votes, "mean seconds": a.mean_seconds}
+                                       for a in report.annotators]), width="stretch", hide_index=True)
+        open_items = [{"item": r.item_id, "attack": r.attack_id, "votes": sum(r.votes.values()),
+                       "missing": max(session.k - sum(r.votes.values()), 1 if r.state == "tie" else 0),
+                       "state": r.state} for r in results.values() if r.state != "resolved"]
+        if open_items:
+            st.caption(f"Items still waiting for votes (k = {session.k} per item; a tie needs one more):")
+            st.dataframe(pd.DataFrame(open_items), width="stretch", hide_index=True)
 
     with agreement_tab:
         left, right = st.columns(2)

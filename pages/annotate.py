@@ -25,6 +25,10 @@ with open_store() as store:
     sign_out_button(session)
 
     progress = session.progress()
+    if progress.done == 0 and progress.remaining == 0:
+        st.info("Nothing to judge yet: no attack has been added to this study. Come back when your study's "
+                "admin says it has started.")
+        st.stop()
     with st.expander("How to judge (read this first)", expanded=progress.done == 0):
         st.markdown(GUIDELINE)
     total = progress.done + progress.remaining

@@ -194,3 +194,33 @@ def test_a_sign_in_link_signs_in_once_and_votes_can_be_undone(db: Path) -> None:
     stale.run()
     assert any("sign-in link does not work" in e.value for e in stale.error)
     assert "signin" not in stale.query_params
+
+
+def test_first_run_and_empty_states_say_what_to_do(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh store: admin-only pages point to the Admin page's bootstrap; an annotator with nothing
+    to judge is told so (no 'thank you' under an empty progress bar); the Admin page says when k
+    exceeds the active annotators and which items still miss votes."""
+    path = tmp_path / "fresh.sqlite"
+    monkeypatch.setenv("NATLOG_DB_PATH", str(path))
+    get_settings.cache_clear()
+    st.cache_resource.clear()
+    try:
+        results = AppTest.from_file(str(PROJECT_ROOT / "pages" / "results.py"), default_timeout=30).run()
+        assert "no admin yet" in results.info[0].value and "bootstrap code" in results.info[0].value
+        with Store.open(path, get_settings()) as store:
+            admin_token = auth.add_annotator(store, "root", "admin")
+            token = auth.add_annotator(store, "alice")
+        app = sign_in(AppTest.from_file(ANNOTATE, default_timeout=30).run(), "alice", token)
+        assert not app.exception and "Nothing to judge yet" in app.info[0].value
+        assert not app.success and not app.get("progress")
+        with Store.open(path, get_settings()) as store:
+            store.record_attack(start(store), make_record(0))
+        admin = sign_in(AppTest.from_file(ADMIN, default_timeout=30).run(), "root", admin_token)
+        warning = admin.warning[0].value
+        assert "needs 3 judgments but only 1 annotator" in warning and "sign-in link" in warning
+        waiting = next(f.value for f in admin.dataframe if "missing" in f.value.columns)
+        assert waiting["missing"].tolist() == [3] and waiting["state"].tolist() == ["pending"]
+        assert any("No votes yet" in i.value for i in admin.info)
+    finally:
+        get_settings.cache_clear()
+        st.cache_resource.clear()
