@@ -561,12 +561,10 @@ def run_beside_natlog(args: argparse.Namespace) -> int:
                  for a in attacks if a.record.status != AttackStatus.SKIPPED]
         wrapper = PairModelWrapper(victim)
         for recipe in recipes:
-            name = f"{natlog.name}-{recipe}"
-            known = {r.name for r in store.runs()}
-            done = store.done_pair_indices(store.run(name).id) if name in known else set()
-            if name in known:  # a resume must be the same attack before anything is attacked
-                store.start_run(name, natlog.setup, natlog.victim, natlog.data_path, natlog.data_format, natlog.seed,
-                                peer_identity(recipe, natlog, version))
+            # Created, or checked to be the same attack on a resume, before anything is attacked.
+            started = store.start_run(f"{natlog.name}-{recipe}", natlog.setup, natlog.victim, natlog.data_path,
+                                      natlog.data_format, natlog.seed, peer_identity(recipe, natlog, version))
+            done = store.done_pair_indices(started.id)
             todo = [(k, p) for k, p in pairs if k not in done]
             outcome = run_recipe(textattack, recipe, setup, todo, wrapper, args.seed) if todo else Outcome(setup.name, recipe)
             run = record_peer_run(store, natlog, recipe, version, outcome.results, victim, scorer, settings)
