@@ -19,3 +19,18 @@ def md_escape(text: str) -> str:
     """Text shown inside markdown as itself (no links, autolinks, images, emphasis, math or HTML)."""
     escaped = "".join("\\" + ch if ch in _PUNCTUATION else ch for ch in text)
     return _AUTOLINKS.sub("\u2060", escaped)
+
+
+# The same for text placed inside HTML that Streamlit's markdown renders (st.markdown(...,
+# unsafe_allow_html=True)): markdown still reads the text between tags, so every character that
+# is markdown or HTML syntax becomes a numeric character reference, and the word joiner breaks the
+# autolink patterns, which markdown matches after references are decoded. Plain sentence
+# punctuation (. , ; : ? / @ %) stays as it is.
+_HTML_REFERENCES = {ch: f"&#{ord(ch)};" for ch in "\\`*_{}[]()#+-!|~<>$&\"'^="}
+_RAW_AUTOLINKS = re.compile(r"(?<=:)(?=//)|(?i:(?<=www))(?=\.)|(?=@)")
+
+
+def html_escape(text: str) -> str:
+    """Text shown inside HTML that markdown renders, as itself (no tags, entities, links,
+    autolinks, emphasis or math)."""
+    return "".join(_HTML_REFERENCES.get(ch, ch) for ch in _RAW_AUTOLINKS.sub("\u2060", text))

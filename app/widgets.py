@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 
@@ -10,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from spacy import displacy
 
-from app.text import md_escape
+from app.text import html_escape, md_escape
 from engine import lexicon
 from engine.candidates import Candidate
 from engine.natlog.polarity import PolarizedSentence
@@ -54,7 +53,8 @@ def token_table(sentence: ParsedSentence) -> pd.DataFrame:
 
 
 def escape(text: str) -> str:
-    return html.escape(text, quote=True)
+    """Data text for the HTML these widgets build (st.markdown with HTML): see :func:`app.text.html_escape`."""
+    return html_escape(text)
 
 
 POLARITY_COLOURS = {"↑": "#2b8a3e", "↓": "#c92a2a", "=": "#868e96"}

@@ -1,6 +1,5 @@
 """Annotate: judge one (premise, hypothesis) pair at a time, blind to the victim and other votes."""
 
-import html
 import time
 from pathlib import Path
 
@@ -8,7 +7,7 @@ import streamlit as st
 
 from annotations.assignment import COMMENT_CHARS
 from app.auth import open_store, sign_out_button, signed_in
-from app.text import md_escape
+from app.text import html_escape, md_escape
 from engine.errors import InputError
 
 GUIDELINE = (Path(__file__).resolve().parent.parent / "docs" / "annotation-guideline.md").read_text(encoding="utf-8")
@@ -49,7 +48,7 @@ with open_store() as store:
     with st.container(border=True):
         for caption, text in (("Premise", item.premise), ("Hypothesis", item.hypothesis)):
             st.caption(caption)
-            st.markdown(f'<p style="font-size:1.5rem">{html.escape(text)}</p>',
+            st.markdown(f'<p style="font-size:1.5rem">{html_escape(text)}</p>',
                         unsafe_allow_html=True)
     not_fluent = st.checkbox("The hypothesis is not fluent or not meaningful",
                              key=f"not-fluent-{item.item_id}")

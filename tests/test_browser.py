@@ -501,3 +501,23 @@ def test_a_study_from_a_fresh_store_with_sign_in_links(tmp_path, monkeypatch) ->
         assert float(frames[0]["hvasr"].iloc[0]) == pytest.approx(expected, abs=1e-3), page_file
     get_settings.cache_clear()  # nothing after this test reads the study's settings
     st.cache_resource.clear()
+
+
+def test_urls_addresses_and_markdown_in_candidates_stay_text(tmp_path) -> None:
+    """The Candidates page lists H* as HTML: a bare URL, an e-mail address and *emphasis* in the
+    hypothesis stay text there (no link, no italics), as in every other place data text is shown."""
+    hypothesis = "A man at www.example.org is writing to bob@example.org about *art*"
+    with streamlit_server(env={"NATLOG_DB_PATH": str(tmp_path / "natlog.sqlite")}) as url, chromium_page() as page:
+        page.goto(f"{url}/candidates", wait_until="networkidle")
+        page.get_by_label("Hypothesis H").fill(hypothesis)
+        page.get_by_role("button", name="Generate candidates").click()
+        page.get_by_text("Derivation of candidate #").first.wait_for(timeout=120_000)
+        page.wait_for_function("() => document.querySelector('[data-testid=stMain]').innerText.includes('example')",
+                               timeout=60_000)  # the ranked H* are drawn
+        page.wait_for_timeout(2_000)
+        main = page.get_by_test_id("stMain")
+        assert main.locator("a[href*='example']").count() == 0
+        assert main.locator("em", has_text="art").count() == 0
+        shown = main.inner_text().replace("\u2060", "")
+        assert "example.org" in shown and "bob@example.org" in shown and "* art" in shown, shown[-600:]
+        page.screenshot(path=str(ARTIFACTS / "candidates-escaped.png"), full_page=True)

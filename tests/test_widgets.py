@@ -34,3 +34,17 @@ def test_probability_legend_sits_above_the_bars() -> None:
     figure = probability_figure([("H", Prediction("A man sleeps.", "A man rests.", (0.7, 0.2, 0.1)))], "Victim")
     legend = figure.layout.legend
     assert legend.y >= 1 and legend.yanchor == "bottom" and figure.layout.margin.t >= 60
+
+
+def test_data_text_in_html_stays_text() -> None:
+    """Text the widgets put inside HTML that markdown renders: no tag, link, autolink, e-mail link,
+    emphasis or math survives, and a reader sees the same characters."""
+    from app.text import html_escape
+
+    text = 'A *bold* <b>man</b> at www.example.org, http://x.org or bob@example.org pays $5 & "quotes" _x_'
+    shown = html_escape(text)
+    assert "<" not in shown and ">" not in shown and "*" not in shown and "_" not in shown and "$" not in shown
+    assert "www\u2060.example" in shown and "http:\u2060//" in shown and "bob\u2060@" in shown
+    import html
+
+    assert html.unescape(shown).replace("\u2060", "") == text
