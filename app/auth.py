@@ -151,7 +151,7 @@ def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
 def sign_out_button(session: AnnotatorSession) -> None:
     """Who is signed in, and a button to sign out."""
     left, right = st.columns([4, 1])
-    left.caption(f"Signed in as **{session.annotator.name}** ({session.annotator.role})")
+    left.caption(f"Signed in as **{md_escape(session.annotator.name)}** ({session.annotator.role})")
     if right.button("Sign out", key="sign-out"):
         sign_out()
         st.rerun()

@@ -213,7 +213,8 @@ if buttons[2].button("Clear"):
 if step or finish:
     # Any click during the run (this button, or any other widget) stops it after the current round:
     # Streamlit ends the script run and the search keeps every round done so far.
-    st.button("Stop", key="stop", help="stop after the current round; 'Run to the end' continues")
+    stop_slot = st.empty()
+    stop_slot.button("Stop", key="stop", help="stop after the current round; 'Run to the end' continues")
     bar = st.progress(0.0, text="querying the victim…")
     with st.spinner("Generating, ranking and querying candidates…"):
         while not search.done:
@@ -223,6 +224,9 @@ if step or finish:
             if step:
                 break
     bar.empty()
+    stop_slot.empty()
+    if search.done:
+        st.rerun()  # draw the round buttons again, disabled now that the attack has ended
 
 metrics = st.columns(4)
 metrics[0].metric("Queries", f"{search.counter.queries} / {settings.query_budget}")

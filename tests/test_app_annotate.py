@@ -224,3 +224,11 @@ def test_first_run_and_empty_states_say_what_to_do(tmp_path: Path, monkeypatch: 
     finally:
         get_settings.cache_clear()
         st.cache_resource.clear()
+
+
+def test_a_name_with_markdown_shows_as_written(db: Path) -> None:
+    with Store.open(db) as store:
+        token = auth.add_annotator(store, "_em_")
+    app = sign_in(AppTest.from_file(ANNOTATE, default_timeout=30).run(), "_em_", token)
+    assert not app.exception
+    assert any(r"**\_em\_**" in c.value for c in app.caption)

@@ -73,6 +73,8 @@ def test_stepper_runs_a_round_on_a_typed_pair(admin, tmp_path: Path) -> None:
     assert next(m for m in app.metric if m.label == "Status").value == "failed"
     assert "failed (budget)" in app.error[0].value
     assert next(m for m in app.metric if m.label == "Queries").value == "12 / 12"
+    assert not [b for b in app.button if b.label == "Stop"]  # the attack has ended: no Stop, no next round
+    assert next(b for b in app.button if b.label == "Next round").disabled
 
 
 def test_bad_victim_and_empty_premise_are_clear_errors(admin, tmp_path: Path) -> None:
