@@ -47,6 +47,52 @@ def fleiss_kappa(items: Sequence[Sequence[str]], raters: int) -> float | None:
     return value if np.isfinite(value) else None
 
 
+def observed_agreement(items: Sequence[Sequence[str]], raters: int) -> float | None:
+    """The share of pairs of votes on the same item that agree (Fleiss' P-bar), over items with at
+    least ``raters`` votes, using their first ``raters``."""
+    shares = []
+    for votes in items:
+        if len(votes) < raters or raters < 2:
+            continue
+        counts = Counter(votes[:raters]).values()
+        shares.append(sum(c * (c - 1) for c in counts) / (raters * (raters - 1)))
+    return sum(shares) / len(shares) if shares else None
+
+
+def kappa_interval(items: Sequence[Sequence[str]], raters: int, draws: int = 1000,
+                   seed: int = 0) -> tuple[float, float] | None:
+    """A 95 % bootstrap interval for Fleiss' kappa, resampling the complete items (seeded)."""
+    complete = [votes for votes in items if len(votes) >= raters]
+    if len(complete) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(draws):
+        sample = [complete[k] for k in rng.integers(0, len(complete), len(complete))]
+        value = fleiss_kappa(sample, raters)
+        if value is not None:
+            values.append(value)
+    if len(values) < draws // 2:
+        return None
+    low, high = np.percentile(values, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def agreement_reading(report: AgreementReport) -> str | None:
+    """One line that says how to read the study's kappa: beside the raw agreement, and why a low
+    kappa can sit next to votes that mostly agree (chance correction when one label dominates)."""
+    if report.fleiss_kappa is None or report.observed_agreement is None:
+        return None
+    interval = (f" (95 % interval {report.kappa_interval[0]:.2f} to {report.kappa_interval[1]:.2f} over "
+                f"{report.fleiss_items} items)" if report.kappa_interval else "")
+    line = (f"Judges agree on {report.observed_agreement:.0%} of vote pairs; kappa {report.fleiss_kappa:.2f}"
+            f"{interval} corrects that for the agreement chance alone would give.")
+    if report.observed_agreement >= 0.8 and report.fleiss_kappa < 0.4:
+        line += (" Kappa is low although most votes agree because nearly all votes fall on one label, so chance "
+                 "agreement is already high and each disagreement weighs heavily: read the raw agreement too.")
+    return line
+
+
 def krippendorff_alpha(votes: Sequence[tuple[int, int, str]]) -> float | None:
     """Nominal Krippendorff's alpha from (item, annotator, label) triples; votes may be missing."""
     if not votes:
@@ -128,6 +174,8 @@ def agreement(store: Store) -> AgreementReport:
     return AgreementReport(
         fleiss_kappa=fleiss_kappa(complete, k),
         fleiss_items=len(complete),
+        observed_agreement=observed_agreement(complete, k),
+        kappa_interval=kappa_interval(complete, k),
         krippendorff_alpha=krippendorff_alpha(
             [(v["item_id"], v["annotator_id"], v["label"]) for v in attack_votes]),
         alpha_votes=len(attack_votes),

@@ -13,6 +13,7 @@ from annotations import auth, schema
 from annotations.aggregation import (
     HVASR_GROUPS,
     agreement,
+    agreement_reading,
     hvasr,
     item_results,
     resolution_warning,
@@ -99,6 +100,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
           f"over {report.fleiss_items} items with k votes")
     print(f"Krippendorff's alpha: {format_cell(report.krippendorff_alpha)} "
           f"over {report.alpha_votes} votes")
+    if (reading := agreement_reading(report)) is not None:
+        print(reading)
     print(format_table(
         ("annotator", "votes", "agree w/ majority", "gold votes", "gold accuracy",
          "not fluent", "mean s"),

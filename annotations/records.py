@@ -109,6 +109,10 @@ class AgreementReport:
     krippendorff_alpha: float | None
     alpha_votes: int
     annotators: tuple[AnnotatorAgreement, ...]
+    #: the share of pairs of votes on an item that agree (Fleiss' P-bar), beside the chance-corrected kappa
+    observed_agreement: float | None = None
+    #: a 95 % bootstrap interval for kappa over the complete items
+    kappa_interval: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True)

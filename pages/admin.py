@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from annotations.access import sign_in
-from annotations.aggregation import HVASR_GROUPS, state_counts
+from annotations.aggregation import HVASR_GROUPS, agreement_reading, state_counts
 from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
@@ -130,6 +130,8 @@ with open_store() as store:
                     else f"{report.fleiss_kappa:.3f}", help=f"{report.fleiss_items} complete items")
         right.metric("Krippendorff's alpha", "—" if report.krippendorff_alpha is None
                      else f"{report.krippendorff_alpha:.3f}", help=f"{report.alpha_votes} votes")
+        if (reading := agreement_reading(report)) is not None:
+            st.caption(reading)  # our own sentence: numbers only
         table = pd.DataFrame([asdict(a) for a in report.annotators])
         if table.empty:
             st.info("No votes yet.")

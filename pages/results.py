@@ -6,7 +6,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from annotations.aggregation import agreement, hvasr
+from annotations.aggregation import agreement, agreement_reading, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.widgets import HVASR_HELP, shown_ratios
@@ -48,6 +48,8 @@ with open_store() as store:
                    help=f"over {report.fleiss_items} items with k votes")
     cols[2].metric("Krippendorff's α", "—" if report.krippendorff_alpha is None
                    else f"{report.krippendorff_alpha:.3f}", help=f"over {report.alpha_votes} votes")
+    if (reading := agreement_reading(report)) is not None:
+        st.caption(reading)  # our own sentence: numbers only
 
     st.subheader("Paper table")
     st.caption("Setups by attack system, victim and data set, as in Zheng & Zhu (2023), Tables 4-5: one block per "

@@ -201,3 +201,25 @@ def test_hvasr_per_system_in_both_readings(tmp_settings: Settings) -> None:
         metrics = {m.run: m for m in load_report(store).runs}
         assert (metrics["nl-pwws"].system, metrics["nl-pwws"].hvasr_fluent) == ("PWWS", 0.5)
         assert (metrics["nl"].system, metrics["nl"].hvasr_fluent) == ("NatLog", 1.0)
+
+
+def test_kappa_comes_with_its_raw_agreement_interval_and_a_reading() -> None:
+    """28 of 29 items unanimous on one label and one split: raw agreement is high, kappa is low
+    (chance agreement is already high), and the reading says so."""
+    from annotations.aggregation import agreement_reading, kappa_interval, observed_agreement
+    from annotations.records import AgreementReport
+
+    items = [(E, E, E)] * 28 + [(E, E, N)]
+    assert observed_agreement(items, 3) == pytest.approx((28 + 1 / 3) / 29)
+    kappa = fleiss_kappa(items, 3)
+    assert kappa is not None and kappa < 0.1
+    interval = kappa_interval(items, 3)
+    assert interval is not None and interval[0] <= kappa <= interval[1]
+    assert kappa_interval(items, 3) == interval  # seeded
+    report = AgreementReport(kappa, 29, None, 0, (), observed_agreement(items, 3), interval)
+    reading = agreement_reading(report)
+    assert reading is not None and "98%" in reading and "nearly all votes fall on one label" in reading
+    balanced = [(E, E, E), (N, N, N), (C, C, C), (E, N, E)]
+    report = AgreementReport(fleiss_kappa(balanced, 3), 4, None, 0, (), observed_agreement(balanced, 3), None)
+    assert "nearly all" not in (agreement_reading(report) or "")
+    assert agreement_reading(AgreementReport(None, 0, None, 0, ())) is None
