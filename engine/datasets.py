@@ -199,6 +199,9 @@ def detect_format(path: Path, fmt: str = "auto") -> str:
     first = _first_line(path)
     if first.startswith("{"):
         return "jsonl"
+    if first.startswith("["):
+        raise InputError(f"{path}:1: looks like a JSON array; pairs are read from JSON Lines (one object per "
+                         "line, as SNLI's .jsonl) or tab-separated columns")
     if fmt == "snli":
         return "tsv"
     header = set(first.split("\t"))

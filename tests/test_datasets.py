@@ -73,6 +73,7 @@ def test_jsonl_and_mnli_tsv(tmp_path: Path) -> None:
         ("sick", "pair_ID\tsentence_A\tSemEval_set\n1\tA\tTEST\n", ":1: missing column sentence_B"),
         ("conjnli", "Premise\tHypothesis\tLabel\nA dog.\t\tneutral\n", ":2: column 'Hypothesis' is empty"),
         ("snli", '{"sentence1": "A", "sentence2": "B"}\n', ":1: missing column gold_label"),
+        ("auto", '[{"sentence1": "A", "sentence2": "B", "gold_label": "neutral"}]\n', ":1: looks like a JSON array"),
     ],
 )
 def test_bad_files_name_the_line(tmp_path: Path, fmt: str, text: str, message: str) -> None:
