@@ -200,13 +200,39 @@ def victim_labels(location: str, label_map: str | None = None) -> tuple[str, ...
     from transformers import AutoConfig
 
     try:
-        config = AutoConfig.from_pretrained(location)
-    except OSError as exc:
-        raise ResourceError(
-            f"cannot load victim {location!r}: not a local model folder, and the Hugging Face Hub "
-            f"could not provide it ({str(exc).splitlines()[0]})"
-        ) from exc
+        config = AutoConfig.from_pretrained(location, local_files_only=True)  # a folder, or the hub's cache
+    except OSError:
+        if not hub_reachable():  # fail in seconds, not after the hub client's retries
+            raise ResourceError(
+                f"cannot load victim {location!r}: not a local model folder, not in the Hugging Face cache, and "
+                "the Hub cannot be reached from here; give a model folder, or 'offline' (python -m engine "
+                "train-victim)") from None
+        try:
+            config = AutoConfig.from_pretrained(location)
+        except OSError as exc:
+            raise ResourceError(
+                f"cannot load victim {location!r}: not a local model folder, and the Hugging Face Hub "
+                f"could not provide it ({str(exc).splitlines()[0]})"
+            ) from exc
     return resolve_labels(dict(config.id2label or {}), int(config.num_labels), label_map)
+
+
+def hub_reachable(timeout_s: float = 3.0) -> bool:
+    """Whether the Hugging Face Hub's host answers a TCP connection within ``timeout_s`` (False at
+    once when ``HF_HUB_OFFLINE`` is set)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    from huggingface_hub import constants
+
+    if constants.HF_HUB_OFFLINE:
+        return False
+    parts = urlsplit(constants.ENDPOINT)
+    try:
+        with socket.create_connection((parts.hostname or "", parts.port or 443), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 @lru_cache(maxsize=4)

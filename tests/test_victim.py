@@ -113,3 +113,17 @@ def test_missing_victims(tmp_path: Path, tmp_settings) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no config.json"):
         load_victim(str(tmp_path / "empty"), settings=tmp_settings)
+
+
+def test_an_unknown_hub_id_fails_at_once_when_the_hub_is_out_of_reach(monkeypatch) -> None:
+    """Not a folder, not in the cache, and no Hub to ask: one clear line, without the hub client's
+    retries (the offline case of this machine and CI)."""
+    from huggingface_hub import constants
+
+    from engine.resources import ResourceError
+    from engine.victim import hub_reachable, victim_labels
+
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    assert not hub_reachable()
+    with pytest.raises(ResourceError, match="the Hub cannot be reached from here"):
+        victim_labels("someone/nonexistent-nli-model")
