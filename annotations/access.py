@@ -20,7 +20,8 @@ from annotations.records import (
     Progress,
     QueueItem,
 )
-from annotations.store import Store
+from annotations.store import Store, check_k
+from engine.errors import InputError
 
 
 class AnnotatorSession:
@@ -110,8 +111,19 @@ class AdminSession(AnnotatorSession):
 
     @property
     def k(self) -> int:
-        """Judgments each item needs in this study (``annotations_k``)."""
+        """Judgments each item needs in this study (``annotations_k``, or what an admin set)."""
         return self._store.k
+
+    def set_k(self, k: int) -> None:
+        """Judgments per item for this study (odd); refused while fewer annotators are active."""
+        self._check()
+        check_k(k)
+        active = next(self._store.db.query(
+            "SELECT COUNT(*) AS n FROM annotators WHERE role = 'annotator' AND revoked_at IS NULL"))["n"]
+        if k > active:
+            raise InputError(f"k = {k} needs at least {k} active annotators and the study has {active}: "
+                             "no item could ever resolve. Add annotators first, or choose a smaller k.")
+        self._store.set_k(k)
 
     def export_rows(self, run_name: str | None = None) -> list[dict]:
         self._check()

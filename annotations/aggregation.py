@@ -256,7 +256,7 @@ def resolution_warning(store: Store) -> str | None:
     if active >= store.k:
         return None
     return (f"Each item needs {store.k} judgments but only {active} annotator(s) are active: no item can resolve "
-            f"until {store.k - active} more join (or annotations_k is lowered).")
+            f"until {store.k - active} more join (or k is lowered on the Admin page).")
 
 
 def state_counts(results: dict[int, ItemResult]) -> dict[str, int]:

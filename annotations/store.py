@@ -26,6 +26,16 @@ from runstore.vocab import AttackStatus
 
 __all__ = ["Store", "from_json", "iso", "to_json", "utc_now"]
 
+#: The app key holding the judgments per item an admin chose for this study.
+STUDY_K = "study_k"
+
+
+def check_k(k: int, what: str = "judgments per item") -> int:
+    """``k`` when it is a positive odd number (a majority exists once every vote is in), else InputError."""
+    if k < 1 or k % 2 == 0:
+        raise InputError(f"{what} must be a positive odd number, got {k}")
+    return k
+
 
 class Store(RunStore):
     """Runs and their human validation; ``k`` votes per item, a gold rate and a lease timeout."""
@@ -34,7 +44,9 @@ class Store(RunStore):
 
     def __init__(self, db: sqlite_utils.Database, path: Path, settings: Settings) -> None:
         super().__init__(db, path)
-        self.k = settings.annotations_k
+        # The study's own k (set on the Admin page) wins over the setting.
+        chosen = next(db.query("SELECT value FROM app_keys WHERE name = ?", [STUDY_K]), None)
+        self.k = int(chosen["value"]) if chosen is not None else settings.annotations_k
         self.gold_percent = settings.annotations_gold_percent
         self.lease_s = settings.annotations_lease_s
         self.queue_seed = settings.annotations_queue_seed
@@ -56,9 +68,7 @@ class Store(RunStore):
         """
         settings = settings or get_settings()
         path = Path(path) if path is not None else settings.db_path
-        if settings.annotations_k < 1 or settings.annotations_k % 2 == 0:
-            raise InputError("annotations_k (judgments per item) must be a positive odd "
-                             f"number, got {settings.annotations_k}")
+        check_k(settings.annotations_k, "annotations_k (judgments per item)")
         if not 0 <= settings.annotations_gold_percent <= 100:
             raise InputError("annotations_gold_percent must be between 0 and 100")
         if settings.annotations_lease_s <= 0:
@@ -75,6 +85,17 @@ class Store(RunStore):
     def migrate(db: sqlite_utils.Database) -> None:
         run_schema.migrate(db)
         schema.migrate(db)
+
+    def set_k(self, k: int) -> None:
+        """Make every item of this study need ``k`` judgments (a positive odd number: a majority
+        always exists once the votes are in), kept in the store; items that already have ``k``
+        votes resolve at once."""
+        check_k(k)
+        with self.transaction() as db:
+            db.execute("INSERT INTO app_keys (name, value) VALUES (?, ?) "
+                       "ON CONFLICT (name) DO UPDATE SET value = excluded.value", [STUDY_K, str(int(k))])
+            db.execute("UPDATE items SET k = ?", [int(k)])
+        self.k = int(k)
 
     def _attack_recorded(self, db: sqlite_utils.Database, attack_id: int, record: AttackRecord) -> None:
         now = self.now()

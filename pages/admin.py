@@ -117,6 +117,19 @@ with open_store() as store:
             st.dataframe(pd.DataFrame([{"annotator": a.name, "votes": a.votes,
                                         "gold votes": a.gold_votes, "mean seconds": a.mean_seconds}
                                        for a in report.annotators]), width="stretch", hide_index=True)
+        with st.form("study-k"):
+            left, right = st.columns([1, 3])
+            new_k = left.number_input("Judgments per item (k)", 1, 99, session.k, step=2,
+                                      help="odd, so that a majority exists once every vote is in; a tie needs one "
+                                           "more vote")
+            right.caption("Each item is done once k annotators have judged it and most agree. k larger than the "
+                          "number of active annotators would leave every item open forever, so it is refused.")
+            if st.form_submit_button("Set k"):
+                try:
+                    session.set_k(int(new_k))
+                    st.rerun()
+                except InputError as exc:
+                    st.error(md_escape(str(exc)))
         open_items = [{"item": r.item_id, "attack": r.attack_id, "votes": sum(r.votes.values()),
                        "missing": max(session.k - sum(r.votes.values()), 1 if r.state == "tie" else 0),
                        "state": r.state} for r in results.values() if r.state != "resolved"]

@@ -10,7 +10,7 @@ from annotations import QueueItem, Store, auth
 from annotations.access import AdminSession, AnnotatorSession, sign_in
 from annotations.auth import SIGN_IN_FAILED, AuthError
 from engine.errors import InputError
-from engine.settings import Settings
+from engine.settings import Settings, get_settings
 from tests.test_annotations_store import make_record, start
 
 ADMIN_ONLY = ("judgments", "item_results", "agreement", "hvasr", "export_rows",
@@ -145,3 +145,27 @@ def test_the_first_admin_needs_the_console_bootstrap_code(store: Store) -> None:
     token = auth.bootstrap_admin(store, "root", f"  {second} ")
     assert auth.authenticate(store, "root", token).role == "admin"
     assert not list(store.db.query("SELECT 1 FROM app_keys WHERE name = 'bootstrap'"))
+
+
+def test_an_admin_sets_k_for_the_study(store: Store) -> None:
+    """k is the study's: kept in the store (it outlives a restart and wins over the setting),
+    odd, never above the active annotators; items with k votes resolve at once."""
+    from annotations.aggregation import item_results
+
+    admin = sign_in(store, "root", auth.add_annotator(store, "root", "admin"))
+    alice = sign_in(store, "alice", admin.add_annotator("alice"))
+    item = alice.next_item()
+    alice.submit(item.item_id, "contradiction")
+    assert item_results(store)[next(iter(item_results(store)))].state == "pending"  # k = 3 by default
+    with pytest.raises(InputError, match="needs at least 3 active annotators and the study has 1"):
+        admin.set_k(3)
+    with pytest.raises(InputError, match="positive odd number"):
+        admin.set_k(2)
+    admin.set_k(1)
+    assert admin.k == store.k == 1
+    assert {r.state for r in item_results(store).values() if r.item_id == item.item_id} == {"resolved"}
+    reopened = Store.open(store.path, get_settings().with_overrides(db_path=store.path, annotations_k=5))
+    try:
+        assert reopened.k == 1
+    finally:
+        reopened.close()

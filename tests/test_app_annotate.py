@@ -221,6 +221,15 @@ def test_first_run_and_empty_states_say_what_to_do(tmp_path: Path, monkeypatch: 
         waiting = next(f.value for f in admin.dataframe if "missing" in f.value.columns)
         assert waiting["missing"].tolist() == [3] and waiting["state"].tolist() == ["pending"]
         assert any("No votes yet" in i.value for i in admin.info)
+        # k that fits: 3 is refused with one annotator, 1 is taken and the warning goes.
+        admin.number_input(key=next(n.key for n in admin.number_input if n.label == "Judgments per item (k)")).set_value(5)
+        admin.button(key="FormSubmitter:study-k-Set k").click().run()
+        assert any("needs at least 5 active annotators and the study has 1" in e.value for e in admin.error)
+        admin.number_input(key=next(n.key for n in admin.number_input if n.label == "Judgments per item (k)")).set_value(1)
+        admin.button(key="FormSubmitter:study-k-Set k").click().run()
+        assert not admin.exception and not admin.warning
+        with Store.open(path, get_settings()) as store:
+            assert store.k == 1
     finally:
         get_settings.cache_clear()
         st.cache_resource.clear()
