@@ -16,6 +16,12 @@ CHOICES = (("Entailment", "entailment", "1"), ("Neutral", "neutral", "2"),
 
 st.title("Annotate")
 
+
+def toggle(key: str) -> None:
+    """Flip a checkbox's state (from a button's callback, before the box is drawn again)."""
+    st.session_state[key] = not st.session_state.get(key, False)
+
+
 with open_store() as store:
     session = signed_in(store, "annotate-sign-in")
     if session is None:
@@ -50,8 +56,11 @@ with open_store() as store:
             st.caption(caption)
             st.markdown(f'<p style="font-size:1.5rem">{html_escape(text)}</p>',
                         unsafe_allow_html=True)
-    not_fluent = st.checkbox("The hypothesis is not fluent or not meaningful",
-                             key=f"not-fluent-{item.item_id}")
+    flag = f"not-fluent-{item.item_id}"
+    not_fluent = st.checkbox("The hypothesis is not fluent or not meaningful (key 4)", key=flag)
+    # Key 4 ticks (or unticks) the box, as keys 1-3 answer: a callback runs before the box is drawn again.
+    st.button("Not fluent or not meaningful (4)", key=f"flag-{item.item_id}", shortcut="4", on_click=toggle,
+              args=(flag,))
     comment = st.text_input("Comment (optional)", key=f"comment-{item.item_id}", max_chars=COMMENT_CHARS,
                             placeholder="anything the admin should know about this pair")
 

@@ -58,7 +58,11 @@ def test_annotator_signs_in_judges_blind_and_is_thanked(db: Path) -> None:
     assert "A man is playing guitar number 0." in shown
     assert "target" not in shown.lower() and "predict" not in shown.lower()
     labels = [b.label for b in app.button]
-    assert {"Entailment (1)", "Neutral (2)", "Contradiction (3)"} <= set(labels)
+    assert {"Entailment (1)", "Neutral (2)", "Contradiction (3)", "Not fluent or not meaningful (4)"} <= set(labels)
+    app.button[labels.index("Not fluent or not meaningful (4)")].click().run()  # key 4 ticks the box
+    assert app.checkbox[0].value
+    app.button[labels.index("Not fluent or not meaningful (4)")].click().run()  # and unticks it
+    assert not app.checkbox[0].value
     app.checkbox[0].check()
     app.button[labels.index("Contradiction (3)")].click().run()
     assert not app.exception
