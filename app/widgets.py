@@ -131,17 +131,38 @@ EDIT_STYLES = {
 }
 
 
+def word_spacing(text: str, words: Sequence[str]) -> list[str]:
+    """The text after each word of ``words`` (a space or nothing), read off ``text``, the sentence the
+    words were joined into: "song" then "." gives "song" + "" (no space before the period)."""
+    gaps, at = [], 0
+    for word in words:
+        found = text.find(word, at)
+        at = (found if found >= 0 else at) + len(word)
+        gap = text[at:at + 1] if text[at:at + 1] == " " else ""
+        gaps.append(gap)
+        at += len(gap)
+    return gaps
+
+
 def candidate_html(candidate: Candidate) -> str:
-    """H* with its edit marked: substitutions amber, insertions green, deletions struck through."""
+    """H* with its edit marked: substitutions amber, insertions green, deletions struck through;
+    spaced as H* is ("a song.", not "a song .")."""
     start, end = candidate.new_span
-    words = [escape(w) for w in candidate.words]
+    gaps = word_spacing(candidate.text, candidate.words)
+    words = [escape(w) + gap for w, gap in zip(candidate.words, gaps)]
     kind = candidate.edit_kind
-    if kind == "deletion":
-        words.insert(start, f"<span style='{EDIT_STYLES[kind]}'>{escape(candidate.old)}</span>")
-    else:
-        edited = " ".join(words[start:end])
-        words[start:end] = [f"<span style='{EDIT_STYLES[kind]}padding:0 2px'>{edited}</span>"]
-    return " ".join(words)
+    if kind == "deletion":  # the struck-out words where they stood: after a space, before what followed
+        struck = f"<span style='{EDIT_STYLES[kind]}'>{escape(candidate.old)}</span>"
+        if start == 0:
+            words.insert(0, struck + " ")
+        else:
+            gap = gaps[start - 1]
+            words[start - 1] = words[start - 1][:len(words[start - 1]) - len(gap)] + " " + struck + gap
+    elif end > start:
+        edited = "".join(words[start:end]).rstrip(" ")
+        tail = " " if words[end - 1].endswith(" ") else ""
+        words[start:end] = [f"<span style='{EDIT_STYLES[kind]}padding:0 2px'>{edited}</span>{tail}"]
+    return "".join(words).strip()
 
 
 def candidates_table(candidates: Sequence[Candidate]) -> pd.DataFrame:

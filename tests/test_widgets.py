@@ -48,3 +48,23 @@ def test_data_text_in_html_stays_text() -> None:
     import html
 
     assert html.unescape(shown).replace("\u2060", "") == text
+
+
+def test_candidate_html_keeps_the_spacing_of_h_star(settings) -> None:
+    """The marked H* reads as H* does: no space before a period or a comma; a deletion shows the
+    struck-out words in their place."""
+    import html
+    import re
+
+    from app.widgets import candidate_html
+
+    found = []
+    for text in ("The man, who is tall, is singing a song.", "A tall man is singing a song loudly."):
+        polarized = polarize(parse(text, settings=settings))
+        found += generate_candidates(polarized, get_setup("E2E").relations, settings=settings, setup="E2E")
+    assert any(c.edit_kind != "deletion" for c in found) and any(c.edit_kind == "deletion" for c in found)
+    for candidate in found:
+        shown = html.unescape(re.sub(r"<[^>]+>", "", candidate_html(candidate)))
+        if candidate.edit_kind != "deletion":
+            assert shown == candidate.text, (shown, candidate.text)
+        assert " ." not in shown and " ," not in shown, shown
