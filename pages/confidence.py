@@ -1,10 +1,8 @@
 """Confidence explorer: how the victim's probability of the target label moves under perturbation,
 across a run (by operator, edit polarity, lexical relation) and along one attack (H -> H*)."""
 
-from pathlib import Path
 
 import streamlit as st
-from streamlit.errors import StreamlitPageNotFoundError
 
 from app.auth import admin_session, open_store
 from app.confidence_charts import (
@@ -14,21 +12,10 @@ from app.confidence_charts import (
     group_table,
     points_frame,
 )
+from app.links import stepper_link
 from app.widgets import md_escape
 from engine.confidence import GROUPINGS, attack_path, attack_points, confidence_points, filter_points, group_points
 from engine.errors import InputError
-
-
-def stepper_link(attack_id: int) -> None:
-    """A link that opens the attack in the stepper in this tab, keeping the sign-in (a plain
-    relative link when the page runs on its own, outside the app's navigation)."""
-    label = f"Open attack {int(attack_id)} in the stepper"
-    try:
-        st.page_link(str(Path(__file__).with_name("attack.py")), label=label, icon=":material/bolt:",
-                     query_params={"attack": str(int(attack_id))})
-    except StreamlitPageNotFoundError:
-        st.markdown(f":material/bolt: [{label}](attack?attack={int(attack_id)})")
-
 
 st.title("Confidence explorer")
 with open_store() as store:

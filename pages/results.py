@@ -9,6 +9,7 @@ import streamlit as st
 from annotations.aggregation import agreement, agreement_reading, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
+from app.links import stepper_link
 from app.widgets import HVASR_HELP, shown_ratios
 from engine.paper_tables import paper_pivot, to_latex
 from runstore.identity import diff_rows, recipe_rows
@@ -101,7 +102,8 @@ with open_store() as store:
             with st.expander(f"{len(failing)} attacks whose H* the verifier does not re-derive"):
                 st.dataframe(failing[["attack_id", "run", "hypothesis", "adversarial_hypothesis", "relations",
                                       "reason"]].set_index("attack_id"), width="stretch")
-                st.caption("Open one in the attack stepper with `?attack=ID` on the Attack page.")
+                for attack_id in failing["attack_id"].head(10):
+                    stepper_link(int(attack_id))
 
     run = st.selectbox("Run", list(table.index))
     attacks = store.attacks(store.run(run).id, with_trace=False)

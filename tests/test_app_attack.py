@@ -117,6 +117,8 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     # The self-check table counts each successful attack by the verifier's verdict on H -> H*.
     assert checks.loc["e2c-run"].to_dict() == {"fails": 1, "not checked": 1}
     assert failing_table["relations"].tolist() == ["≡"]
+    failing_id = int(failing_table.index[0])
+    assert any(f"Open attack {failing_id} in the stepper" in m.value for m in app.markdown)  # one click away
     assert runs.loc["e2c-run", "successful"] == 2 and runs.loc["e2c-run", "asr"] == "0.667"
     assert list(pivot.index) == ["E2C"] and pivot.iloc[0].tolist()[0] == "0.667"  # the paper table's ASR
     assert {b.label for b in app.get("download_button")} >= {"Download CSV", "Download LaTeX"}

@@ -1,0 +1,21 @@
+"""Links between pages that open in the same tab and keep the sign-in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+PAGES = Path(__file__).resolve().parent.parent / "pages"
+
+
+def stepper_link(attack_id: int) -> None:
+    """A link that opens a stored attack in the stepper in this tab, keeping the sign-in (a plain
+    relative link when the page runs on its own, outside the app's navigation)."""
+    label = f"Open attack {int(attack_id)} in the stepper"
+    try:
+        st.page_link(str(PAGES / "attack.py"), label=label, icon=":material/bolt:",
+                     query_params={"attack": str(int(attack_id))})
+    except StreamlitPageNotFoundError:
+        st.markdown(f":material/bolt: [{label}](attack?attack={int(attack_id)})")
