@@ -63,7 +63,7 @@ screenshots: setup-test
 	mkdir -p docs/screenshots
 	cp test-artifacts/tour-*.png test-artifacts/inspector-polarity.png test-artifacts/annotate-page.png \
 	   test-artifacts/runs-page.png test-artifacts/confidence-attack.png test-artifacts/first-run-admin*.png \
-	   test-artifacts/study-links.png test-artifacts/study-alice.png docs/screenshots/
+	   test-artifacts/study-links.png test-artifacts/study-k.png test-artifacts/study-alice.png docs/screenshots/
 
 doctor: $(STAMP)
 	$(PY) -m engine doctor

@@ -115,7 +115,7 @@ class AdminSession(AnnotatorSession):
         return self._store.k
 
     def set_k(self, k: int) -> None:
-        """Judgments per item for this study (odd); refused while fewer annotators are active."""
+        """Judgments per item for this study (>= 1); refused while fewer annotators are active."""
         self._check()
         check_k(k)
         active = next(self._store.db.query(

@@ -68,6 +68,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         )""",
         "CREATE TABLE IF NOT EXISTS app_keys (name TEXT PRIMARY KEY, value TEXT NOT NULL)",
     ),
+    # 3: any k >= 1 (k = 2 with two annotators: an item resolves when both agree, and a split
+    # waits for a third vote). SQLite cannot drop a CHECK, so the table is rebuilt as its docs
+    # describe (foreign keys are off during migrations and checked before the commit).
+    (
+        f"""CREATE TABLE items_rebuilt (
+            id INTEGER PRIMARY KEY,
+            kind TEXT NOT NULL CHECK (kind IN ('attack', 'gold')),
+            attack_id INTEGER UNIQUE REFERENCES attacks(id),
+            premise TEXT NOT NULL,
+            hypothesis TEXT NOT NULL,
+            gold_label TEXT CHECK (gold_label IS NULL OR gold_label {LABEL_CHECK}),
+            k INTEGER NOT NULL CHECK (k >= 1),
+            created_at TEXT NOT NULL,
+            CHECK ((kind = 'attack' AND attack_id IS NOT NULL)
+                   OR (kind = 'gold' AND gold_label IS NOT NULL))
+        )""",
+        "INSERT INTO items_rebuilt (id, kind, attack_id, premise, hypothesis, gold_label, k, created_at) "
+        "SELECT id, kind, attack_id, premise, hypothesis, gold_label, k, created_at FROM items",
+        "DROP TABLE items",
+        "ALTER TABLE items_rebuilt RENAME TO items",
+        "CREATE UNIQUE INDEX IF NOT EXISTS items_gold_pair ON items(premise, hypothesis) WHERE kind = 'gold'",
+    ),
 )
 
 

@@ -31,9 +31,10 @@ STUDY_K = "study_k"
 
 
 def check_k(k: int, what: str = "judgments per item") -> int:
-    """``k`` when it is a positive odd number (a majority exists once every vote is in), else InputError."""
-    if k < 1 or k % 2 == 0:
-        raise InputError(f"{what} must be a positive odd number, got {k}")
+    """``k`` when it is a whole number >= 1, else InputError. An even k can end in a tie (1-1 with
+    k = 2): the item then waits for one more vote (see :mod:`annotations.assignment`)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise InputError(f"{what} must be a whole number of at least 1, got {k!r}")
     return k
 
 
@@ -87,9 +88,8 @@ class Store(RunStore):
         schema.migrate(db)
 
     def set_k(self, k: int) -> None:
-        """Make every item of this study need ``k`` judgments (a positive odd number: a majority
-        always exists once the votes are in), kept in the store; items that already have ``k``
-        votes resolve at once."""
+        """Make every item of this study need ``k`` judgments (>= 1; a tie waits for one more
+        vote), kept in the store; items that already have ``k`` agreeing votes resolve at once."""
         check_k(k)
         with self.transaction() as db:
             db.execute("INSERT INTO app_keys (name, value) VALUES (?, ?) "

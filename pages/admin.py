@@ -64,8 +64,9 @@ with open_store() as store:
     if (warning := session.resolution_warning()) is not None:
         st.warning(warning + " Add annotators below (each gets a sign-in link), or lower k (`annotations_k`) "
                              "before the study starts.")  # our own sentence: numbers only
+    # The open tab is tracked, so a form that reruns the page (Set k) leaves its tab open.
     people, progress, agreement_tab, hvasr_tab, export = st.tabs(
-        ["Annotators", "Progress", "Agreement", "HVASR", "Export"])
+        ["Annotators", "Progress", "Agreement", "HVASR", "Export"], key="admin-tab", on_change="rerun")
 
     with people:
         with st.form("add-annotator", clear_on_submit=True):
@@ -112,18 +113,24 @@ with open_store() as store:
             st.info("No attack items yet: record an attack run (Runs page or `python -m engine attack`); its "
                     "successful attacks become items here.")
         elif not report.annotators:
-            st.info("No votes yet. Add annotators on the Annotators tab and send each their sign-in link.")
+            active = sum(a.role == "annotator" and a.revoked_at is None for a in session.annotators())
+            st.info("No votes yet. Add annotators on the Annotators tab and send each their sign-in link."
+                    if not active else
+                    f"No votes yet. {active} annotator{'s' if active != 1 else ''} can judge: send each their "
+                    "sign-in link (a lost one is re-issued on the Annotators tab).")
         else:
             st.dataframe(pd.DataFrame([{"annotator": a.name, "votes": a.votes,
                                         "gold votes": a.gold_votes, "mean seconds": a.mean_seconds}
                                        for a in report.annotators]), width="stretch", hide_index=True)
         with st.form("study-k"):
             left, right = st.columns([1, 3])
-            new_k = left.number_input("Judgments per item (k)", 1, 99, session.k, step=2,
-                                      help="odd, so that a majority exists once every vote is in; a tie needs one "
-                                           "more vote")
-            right.caption("Each item is done once k annotators have judged it and most agree. k larger than the "
-                          "number of active annotators would leave every item open forever, so it is refused.")
+            new_k = left.number_input("Judgments per item (k)", 1, 99, session.k, step=1,
+                                      help="an odd k always ends in a majority; with an even k (2 for a study of "
+                                           "two) a split vote waits for one more annotator")
+            right.caption("Each item is done once k annotators have judged it and one label has the most votes; "
+                          "a tie waits for one more vote, and stays a tie (not valid) if no one else can vote. k "
+                          "larger than the number of active annotators would leave every item open forever, so it "
+                          "is refused.")
             if st.form_submit_button("Set k"):
                 try:
                     session.set_k(int(new_k))

@@ -151,6 +151,10 @@ def migrate(db: sqlite_utils.Database, component: str = COMPONENT, migrations: M
     latest = len(migrations)
     if _recorded(db, component) == latest:
         return latest
+    # A migration may rebuild a table (SQLite cannot alter a CHECK): foreign keys are off while the
+    # migrations run, as SQLite's own procedure asks, and checked whole before the commit.
+    enforced = bool(db.execute("PRAGMA foreign_keys").fetchone()[0])
+    db.execute("PRAGMA foreign_keys = OFF")
     db.execute("BEGIN IMMEDIATE")
     try:
         version = schema_version(db, component)
@@ -166,8 +170,16 @@ def migrate(db: sqlite_utils.Database, component: str = COMPONENT, migrations: M
                    "(component TEXT PRIMARY KEY, version INTEGER NOT NULL)")
         db.execute("INSERT INTO schema_migrations (component, version) VALUES (?, ?) "
                    "ON CONFLICT (component) DO UPDATE SET version = excluded.version", [component, latest])
+        broken = db.execute("PRAGMA foreign_key_check").fetchall()
+        if broken:
+            raise InputError(f"migrating the store ({component}) would break {len(broken)} references; "
+                             "nothing was changed")
     except BaseException:
         db.conn.execute("ROLLBACK")
+        if enforced:
+            db.execute("PRAGMA foreign_keys = ON")
         raise
     db.conn.execute("COMMIT")
+    if enforced:
+        db.execute("PRAGMA foreign_keys = ON")
     return latest

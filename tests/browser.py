@@ -98,3 +98,9 @@ def sign_in_page(page, name: str, token: str) -> None:  # noqa: ANN001 - a Playw
     page.get_by_label("Name").fill(name)
     page.get_by_label("Access token").fill(token)
     page.get_by_role("button", name="Sign in").click()
+
+
+def wait_idle(page, timeout_ms: float = 30_000) -> None:  # noqa: ANN001 - a Playwright page
+    """Wait until the page's script run has finished (Streamlit marks its root with the run state),
+    so that a click lands on the widgets of the finished page, not on ones a rerun replaces."""
+    page.locator('[data-test-script-state="notRunning"]').first.wait_for(state="attached", timeout=timeout_ms)

@@ -149,7 +149,7 @@ def test_the_first_admin_needs_the_console_bootstrap_code(store: Store) -> None:
 
 def test_an_admin_sets_k_for_the_study(store: Store) -> None:
     """k is the study's: kept in the store (it outlives a restart and wins over the setting),
-    odd, never above the active annotators; items with k votes resolve at once."""
+    any whole k >= 1, never above the active annotators; items with k agreeing votes resolve at once."""
     from annotations.aggregation import item_results
 
     admin = sign_in(store, "root", auth.add_annotator(store, "root", "admin"))
@@ -159,8 +159,10 @@ def test_an_admin_sets_k_for_the_study(store: Store) -> None:
     assert item_results(store)[next(iter(item_results(store)))].state == "pending"  # k = 3 by default
     with pytest.raises(InputError, match="needs at least 3 active annotators and the study has 1"):
         admin.set_k(3)
-    with pytest.raises(InputError, match="positive odd number"):
+    with pytest.raises(InputError, match="needs at least 2 active annotators"):
         admin.set_k(2)
+    with pytest.raises(InputError, match="whole number of at least 1"):
+        admin.set_k(0)
     admin.set_k(1)
     assert admin.k == store.k == 1
     assert {r.state for r in item_results(store).values() if r.item_id == item.item_id} == {"resolved"}

@@ -120,13 +120,46 @@ def test_forward_migration_applies_once_and_keeps_data(
         assert [r["note"] for r in store.db.query("SELECT note FROM runs")] == ["kept"]
 
 
+def test_a_store_made_for_odd_k_opens_and_takes_k_2(tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store written before even k (annotations migration 2, items CHECK k odd) is rebuilt on
+    open: items keep their ids, votes and gold rows; foreign keys are enforced again afterwards;
+    and k = 2 can then be stored, which the old table refused."""
+    from annotations import access, auth
+
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:2])
+    with Store.open(settings=tmp_settings) as store:
+        run = start(store)
+        for index in range(3):
+            store.record_attack(run, make_record(index))
+        person = auth.add_annotator(store, "alice")
+        session = access.sign_in(store, "alice", person)
+        first = session.next_item()
+        session.submit(first.item_id, "contradiction")
+        before = list(store.db.query("SELECT id, kind, attack_id, premise, hypothesis, gold_label, k FROM items "
+                                     "ORDER BY id"))
+        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+            store.db.execute("UPDATE items SET k = 2")
+    monkeypatch.undo()
+    with Store.open(settings=tmp_settings) as store:
+        assert schema.schema_version(store.db) == len(schema.MIGRATIONS) == 3
+        assert list(store.db.query("SELECT id, kind, attack_id, premise, hypothesis, gold_label, k FROM items "
+                                   "ORDER BY id")) == before
+        assert [r["item_id"] for r in store.db.query("SELECT item_id FROM judgments")] == [first.item_id]
+        assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            store.db.execute("INSERT INTO judgments (item_id, annotator_id, label, not_fluent, source, created_at) "
+                             "VALUES (9999, 1, 'neutral', 0, 'app', 'now')")
+        store.set_k(2)
+        assert {r["k"] for r in store.db.query("SELECT k FROM items")} == {2}
+
+
 def test_not_a_store_file_is_a_clear_error(tmp_path: Path, tmp_settings: Settings) -> None:
     bad = tmp_path / "bad.sqlite"
     bad.write_text("this is not sqlite " * 100)
     with pytest.raises(InputError, match="not a usable NatLog store"):
         Store.open(bad, tmp_settings)
-    with pytest.raises(InputError, match="positive odd"):
-        Store.open(tmp_path / "x.sqlite", tmp_settings.with_overrides(annotations_k=2))
+    with pytest.raises(InputError, match="whole number of at least 1"):
+        Store.open(tmp_path / "x.sqlite", tmp_settings.with_overrides(annotations_k=0))
 
 
 def test_start_run_resumes_same_parameters_and_refuses_different(store: Store) -> None:

@@ -426,24 +426,26 @@ def test_first_admin_from_the_console_code_in_chromium(tmp_path) -> None:
 
 def test_a_study_from_a_fresh_store_with_sign_in_links(tmp_path, monkeypatch) -> None:
     """The whole first-run path with no token typed by hand: the console's bootstrap code makes the
-    first admin, who creates two annotators; each opens their sign-in link in a browser context of
-    their own and votes by keyboard; the items resolve (k = 1) and HVASR on Admin and Results is the
-    hand computation from the stored votes."""
+    first admin, who creates two annotators and sets k = 2 on the Admin page; each annotator opens
+    their sign-in link in a browser context of their own and judges every item by keyboard (bob
+    splits from alice on one item); the agreeing items resolve, the split one stays a tie, and HVASR
+    on Admin and Results is the hand computation from the stored votes."""
     import re
     import time
+    from collections import Counter, defaultdict
 
     from streamlit.testing.v1 import AppTest
 
     from annotations import Store, auth
     from engine.settings import PROJECT_ROOT, get_settings
-    from tests.browser import chromium_browser
+    from tests.browser import chromium_browser, wait_idle
     from tests.test_annotations_store import make_record, start
 
     db = tmp_path / "study.sqlite"
-    env = {"NATLOG_DB_PATH": str(db), "NATLOG_ANNOTATIONS_GOLD_PERCENT": "0", "NATLOG_ANNOTATIONS_K": "1",
-           "NATLOG_ANNOTATIONS_LEASE_S": "3"}
-    settings = get_settings().with_overrides(db_path=db, annotations_gold_percent=0, annotations_k=1)
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_ANNOTATIONS_GOLD_PERCENT": "0", "NATLOG_ANNOTATIONS_LEASE_S": "30"}
+    settings = get_settings().with_overrides(db_path=db, annotations_gold_percent=0)
     with Store.open(db, settings) as store:
+        assert store.k == 3  # the default, until the admin sets k for this study
         run = start(store)
         for index in range(4):
             store.record_attack(run, make_record(index))
@@ -476,22 +478,39 @@ def test_a_study_from_a_fresh_store_with_sign_in_links(tmp_path, monkeypatch) ->
             assert link.startswith(url)
             links[name] = link
         admin.screenshot(path=str(ARTIFACTS / "study-links.png"), full_page=True)
-        for name, answer in (("alice", "Contradiction (3)"), ("bob", "Entailment (1)")):
+        admin.get_by_role("tab", name="Progress").click()
+        k_input = admin.get_by_label("Judgments per item (k)", exact=True).and_(admin.get_by_role("spinbutton"))
+        k_input.fill("2")
+        admin.get_by_role("button", name="Set k").click()
+        admin.get_by_text("k = 2 per item").wait_for(timeout=30_000)
+        admin.get_by_text("No votes yet. 2 annotators can judge").wait_for(timeout=30_000)
+        admin.screenshot(path=str(ARTIFACTS / "study-k.png"), full_page=True)
+        answers = {"alice": ["Contradiction (3)"] * 4, "bob": ["Contradiction (3)"] * 3 + ["Entailment (1)"]}
+        for name, keys in answers.items():
             page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
             page.goto(links[name], wait_until="networkidle")
             page.get_by_text(f"Signed in as {name}").wait_for(timeout=60_000)
             assert "signin=" not in page.url  # the secret left the address bar
-            page.get_by_text(re.compile(r"0 judged · \d left")).wait_for(timeout=60_000)
+            page.get_by_text("0 judged · 4 left").wait_for(timeout=60_000)
+            wait_idle(page)
             page.screenshot(path=str(ARTIFACTS / f"study-{name}.png"), full_page=True)
-            for judged in (1, 2):  # two items each (alice's lease on a third lapses after 3 s)
+            for judged, answer in enumerate(keys, 1):
                 page.get_by_role("button", name=answer).last.click()
-                page.get_by_text(re.compile(rf"{judged} judged · \d left")).wait_for(timeout=30_000)
-            time.sleep(3.5)
+                page.get_by_text(f"{judged} judged · {4 - judged} left").wait_for(timeout=30_000)
+                wait_idle(page)
     with sqlite3.connect(db) as connection:
         votes = connection.execute("SELECT i.attack_id, j.label FROM judgments j JOIN items i ON i.id = j.item_id "
                                    "WHERE i.kind = 'attack'").fetchall()
-    assert len(votes) == 4 and {label for _, label in votes} == {"contradiction", "entailment"}
-    expected = sum(label == "contradiction" for _, label in votes) / 5  # valid / attacked (4 successes, 1 failed)
+        ks = {k for (k,) in connection.execute("SELECT k FROM items")}
+    assert len(votes) == 8 and ks == {2}
+    by_attack = defaultdict(list)
+    for attack, label in votes:
+        by_attack[attack].append(label)
+    assert sorted(Counter(labels).most_common(1)[0][1] for labels in by_attack.values()) == [1, 2, 2, 2]
+    # valid / attacked: items whose two votes agree on the target (a 1-1 split is a tie, not valid),
+    # over 5 attacked pairs (4 successes, 1 failed)
+    expected = sum(labels == ["contradiction"] * 2 for labels in by_attack.values()) / 5
+    assert expected == pytest.approx(3 / 5)
     with Store.open(db, settings) as store:
         token = auth.reissue_token(store, "root")
     import streamlit as st
