@@ -9,7 +9,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml | md5sum | cut -c1-12)
 PORT ?= 8501
 # The interface the app listens on: this machine only by default. To serve a network (a study with
-# annotators elsewhere), `make run ADDRESS=0.0.0.0`, and put it behind HTTPS (README, "Annotation study").
+# annotators elsewhere), `make run ADDRESS=0.0.0.0`, and put it behind HTTPS (docs/annotation-study.md).
 ADDRESS ?= 127.0.0.1
 APT_RUN := wordnet-base wordnet-sense-index
 APT_TEST := $(APT_RUN) chromium

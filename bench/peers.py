@@ -589,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-natlog", action="store_true", help="run only the TextAttack recipes")
     parser.add_argument("--all-operators", action="store_true",
                         help="NatLog with every operator on, no insertion-fit cost, edit cap or source check "
-                             "(close to the README's measured runs; as bench/speed.py)")
+                             "(close to the measured runs of docs/attacks.md; as bench/speed.py)")
     parser.add_argument("--db", type=Path, default=None,
                         help="the runs store: with --natlog-run, the NatLog run's (default settings.db_path); "
                              "otherwise NatLog's scratch store, rewritten (default var/peers.sqlite)")

@@ -8,7 +8,7 @@ table: pairs attacked, successes, failures, wall seconds, seconds per attacked p
 pair, and per pair that spent the budget, with mean queries; then a fingerprint of the results
 (pair, status, H*, queries) so that a run before and after a speed change can be checked for
 identical results. ``--all-operators`` turns every edit operator on and the insertion-fit cost, the
-edit cap and the source check off (close to the settings of the README's measured runs, where
+edit cap and the source check off (close to the settings of the measured runs of docs/attacks.md, where
 failing attacks spend the budget).
 Run "before" and "after" in one session: timings on a shared machine drift.
 """

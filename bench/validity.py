@@ -29,6 +29,7 @@ import argparse
 import hashlib
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -188,6 +189,9 @@ def sample_candidates(args: argparse.Namespace) -> None:
     tools = AttackTools.build(settings)
     senses = build_sense_chooser(settings)
     pool = candidate_pairs()
+    if words := [w.strip().lower() for w in args.hypothesis_has.split(",") if w.strip()]:
+        having = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
+        pool = [(src, k, p) for src, k, p in pool if having.search(p.hypothesis)]
     seen_ops: dict[str, int] = defaultdict(int)
     only = {op for op in args.operators.split(",") if op}
     rows: list[dict[str, Any]] = []
@@ -412,6 +416,10 @@ def main() -> None:
     c.add_argument("--setups", default=",".join(SETUPS))
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--operators", default="", help="keep only these operators' candidates (comma-separated)")
+    c.add_argument("--hypothesis-has", default="",
+                   help="sample only pairs whose H has one of these words (comma-separated, whole words, any "
+                        "case): a stratified sample for operators that need them, e.g. 'and,or' for the "
+                        "conjunct and disjunct edits")
     c.add_argument("--out", type=Path, required=True)
     c.set_defaults(func=sample_candidates)
     c = sub.add_parser("contrast-readings",

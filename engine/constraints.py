@@ -301,8 +301,8 @@ class InsertionFit(Constraint):
     inserted token (0: off): H*'s total negative log-likelihood minus that of the hypothesis it
     edits, over the tokens added. Mined modifiers fit their noun's class but often not the
     sentence ("The gang is structured in the air", "Oats in the water have long been food for
-    horses"); a perplexity ratio does not tell those apart, this cost does in part (README,
-    *Validity*). Runs after the fluency floor and reuses its scores."""
+    horses"); a perplexity ratio does not tell those apart, this cost does in part
+    (docs/validity.md). Runs after the fluency floor and reuses its scores."""
 
     name = "insertion-fit"
     description = "an inserted modifier costs the LM at most settings.insertion_cost nats per token"

@@ -26,7 +26,7 @@ class SettingsError(ValueError):
 
 @dataclass(frozen=True)
 class Settings:
-    """Configuration with documented defaults (see the README's table)."""
+    """Configuration with documented defaults (see the README's configuration table)."""
 
     data_dir: Path = PROJECT_ROOT / "var"
     db_path: Path = PROJECT_ROOT / "var" / "natlog.sqlite"
@@ -58,7 +58,7 @@ class Settings:
     insertions_per_slot: int = 8
     # Every operator is on by default: on the blind-labelled dev set, switching operators off by
     # type raised the valid share of successes but cut HVASR (valid successes / attacked pairs)
-    # from 0.55 to 0.32, and label-preserving HVASR from 0.43 to 0.03 (README, "Validity").
+    # from 0.55 to 0.32, and label-preserving HVASR from 0.43 to 0.03 (docs/validity.md).
     # A comma-separated list of names switches those off; ``none`` (the default) none.
     disabled_operators: str = "none"
     source_check: str = "complete"

@@ -177,7 +177,7 @@ with st.container(border=True):
                                placeholder="entailment,neutral,contradiction")
     options = [s.name for s in setups_for_label(chosen_pair[2])] if chosen_pair else list(SETUPS)
     setup_name = right.selectbox("Setup", options, format_func=lambda n: f"{n}: {SETUPS[n].description}", key="setup")
-    alt_lm = st.toggle("AltLM operator (slower; off by default, see README)", value=False, key="alt_lm")
+    alt_lm = st.toggle("AltLM operator (slower; off by default, see docs/natural-logic.md)", value=False, key="alt_lm")
     ready = victim_ready(victim_name)
     start = st.button("Start attack", type="primary", disabled=chosen_pair is None or not ready)
 

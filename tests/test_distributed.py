@@ -50,7 +50,7 @@ def fingerprint(store: RunStore, name: str) -> list[tuple]:
 @pytest.fixture
 def one_thread(settings):
     """Settings with one torch thread, as a Ray actor runs: bfloat16 scores depend on the thread
-    count, so the single-process reference must use the actors' (README, *Distributed runs*)."""
+    count, so the single-process reference must use the actors' (docs/speed-and-scale.md, *Distributed runs*)."""
     import torch
 
     threads = torch.get_num_threads()

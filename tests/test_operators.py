@@ -80,7 +80,7 @@ def test_disabling_operators(settings) -> None:
 
 
 def test_every_operator_is_on_by_default(settings) -> None:
-    """The shipped defaults switch no operator off (HVASR is the objective: README, "Validity"); a
+    """The shipped defaults switch no operator off (HVASR is the objective: docs/validity.md); a
     list of names switches exactly those off."""
     default = Settings().disabled_operators
     assert select_operators(default) == registered_operators() == select_operators("none")

@@ -320,7 +320,7 @@ def test_numeral_reading_is_a_setting() -> None:
 def test_peer_test_set_is_scored_with_conventions_apart() -> None:
     # 84 sentences transcribed from Udep2Mono, Stanford CoreNLP, NaturalLI and ccg2mono test
     # files (tests/data/polarity_peers_SOURCES.md). Measured: all tokens 0.882 / sentences 0.679;
-    # without convention tokens 0.927 / 0.869 (README, "Natural logic").
+    # without convention tokens 0.927 / 0.869 (docs/natural-logic.md).
     report = score(read_gold(Path(__file__).parent / "data" / "polarity_peers.jsonl"),
                    lambda text: polarize(parse(text, pretokenized=True)))
     assert len(report.sentences) == 84 and len(report.by_source()) == 6

@@ -58,7 +58,7 @@ INDEFINITE_ARTICLES = {"a", "an"}
 
 @dataclass(frozen=True)
 class Conventions:
-    """The marker's choices where monotonicity calculi differ by convention (README, "Conventions")."""
+    """The marker's choices where monotonicity calculi differ by convention (docs/natural-logic.md, "Accuracy, and where other projects mark differently")."""
 
     definite: str = "nonmonotone"
     numerals: str = "exactly"

@@ -1,6 +1,6 @@
-"""A dependency-free SVG line chart for inoculation curves (the README's saved images).
+"""A dependency-free SVG line chart for inoculation curves (the saved images of docs/probes.md).
 
-The app draws the same curves with plotly; a static image for a README needs no browser here.
+The app draws the same curves with plotly; a static image for the docs needs no browser here.
 Every text is XML-escaped.
 """
 
