@@ -58,7 +58,8 @@ INDEFINITE_ARTICLES = {"a", "an"}
 
 @dataclass(frozen=True)
 class Conventions:
-    """The marker's choices where monotonicity calculi differ by convention (docs/natural-logic.md, "Accuracy, and where other projects mark differently")."""
+    """The marker's choices where monotonicity calculi differ by convention (docs/natural-logic.md,
+    "Accuracy, and where other projects mark differently")."""
 
     definite: str = "nonmonotone"
     numerals: str = "exactly"
