@@ -21,13 +21,13 @@ from typing import TYPE_CHECKING, Any
 
 from engine.inflection import NEGATION_WORDS
 from engine.natlog.relations import Relation
-from engine.resources import ResourceError, check_wordnet, use_nltk_data
 from engine.settings import Settings, get_settings
+
+# The reader and the animacy test live one layer down (the parser uses them); re-exported here.
+from engine.wordnet_reader import wordnet, wordnet_animacy  # noqa: F401
 
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset
-
-    from engine.parse.sentence import Token
 
 # Modifiers that are not intersective (deleting or inserting them is not a monotone edit).
 NON_INTERSECTIVE = frozenset({
@@ -59,23 +59,6 @@ class LexicalRelative:
     source: str
     target: str
     path: tuple[str, ...]
-
-
-def wordnet(settings: Settings | None = None):
-    """The NLTK WordNet reader over the project's WordNet 3.0 copy (raises ResourceError if absent)."""
-    return _wordnet(settings or get_settings())
-
-
-@lru_cache(maxsize=8)
-def _wordnet(settings: Settings):
-    status = check_wordnet(settings)
-    if not status.found:
-        raise ResourceError(f"WordNet is missing: {status.fix}")
-    use_nltk_data(settings)
-    from nltk.corpus import wordnet as reader
-
-    reader.ensure_loaded()
-    return reader
 
 
 def render(name: str) -> str:
@@ -416,25 +399,3 @@ def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> s
     for finder in (synonyms, hypernyms, hyponyms):
         names.update(r.lemma.lower() for r in finder(lemma, upos, settings))
     return names
-
-
-# Animacy (the relative-clause parse repair, and which modifiers fit a noun) ------------------
-
-ANIMATE_LEXNAMES = {"noun.person", "noun.animal", "noun.group"}
-INANIMATE_PRONOUNS = {"it", "this", "that", "which", "what", "something", "anything", "nothing", "everything"}
-
-
-def wordnet_animacy(reader) -> "Callable[[Token], bool]":
-    """Animacy from WordNet: a noun is animate when its most frequent sense is a person, animal or group.
-
-    Names and personal pronouns count as animate; nouns WordNet lacks too (no evidence to move a clause).
-    """
-    def is_animate(token: "Token") -> bool:
-        if token.upos == "PROPN":
-            return True
-        if token.upos == "PRON":
-            return token.text.lower() not in INANIMATE_PRONOUNS
-        synsets = reader.synsets(token.lemma.lower(), "n")
-        return not synsets or synsets[0].lexname() in ANIMATE_LEXNAMES
-
-    return is_animate

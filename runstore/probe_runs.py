@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from runstore.errors import InputError
+from runstore.jsonio import from_json, to_json
 from runstore.vocab import LABELS
 
 if TYPE_CHECKING:
@@ -58,7 +59,6 @@ class ProbeResult:
 
 
 def _probe_run(row: dict[str, Any]) -> ProbeRun:
-    from runstore.store import from_json
     return ProbeRun(row["id"], row["name"], row["suite"], row["victim"], row["data_path"], row["seed"],
                     from_json(row["config"]), row["created_at"], row["finished_at"])
 
@@ -75,7 +75,6 @@ class ProbeRunsMixin:
     def start_probe_run(self, name: str, suite: str, victim: str, data_path: str | Path,
                         seed: int, config: dict[str, Any]) -> ProbeRun:
         """Create probe run ``name``, or return it when it exists with the same parameters."""
-        from runstore.store import to_json
         if not name.strip():
             raise InputError("a probe run name must not be empty")
         wanted = {"suite": suite, "victim": victim, "data_path": str(data_path), "seed": int(seed),
@@ -115,7 +114,6 @@ class ProbeRunsMixin:
 
     def record_probe_results(self, run_id: int, results: Sequence[ProbeResult]) -> int:
         """Store a batch of results in one transaction; an item already stored is an error."""
-        from runstore.store import to_json
         rows = []
         for result in results:
             if result.gold_label not in LABELS or result.predicted_label not in LABELS:
@@ -141,7 +139,6 @@ class ProbeRunsMixin:
         return list(self._probe_results(run_id))
 
     def _probe_results(self, run_id: int) -> Iterator[ProbeResult]:
-        from runstore.store import from_json
         for row in self.db.query("SELECT * FROM probe_results WHERE probe_run_id = ? ORDER BY item_index",
                                  [run_id]):
             probs = from_json(row["probabilities"])

@@ -21,6 +21,7 @@ import sqlite_utils
 from runstore import schema
 from runstore.errors import InputError
 from runstore.identity import describe_differences, differences
+from runstore.jsonio import from_json, to_json
 from runstore.probe_runs import ProbeRunsMixin
 from runstore.records import AttackRecord, Run, StoredAttack
 from runstore.vocab import LABELS, AttackStatus, NLILabel
@@ -35,18 +36,6 @@ def utc_now() -> datetime:
 def iso(moment: datetime) -> str:
     """Fixed-width UTC ISO-8601, so stored timestamps compare correctly as text."""
     return moment.astimezone(UTC).isoformat(timespec="milliseconds")
-
-
-def to_json(value: Any, what: str) -> str:
-    """Serialise ``value`` or raise InputError naming the field."""
-    try:
-        return json.dumps(value, ensure_ascii=False, sort_keys=True, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"{what} is not JSON-serialisable: {exc}") from exc
-
-
-def from_json(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
 
 
 def connect(path: Path, migrate: Callable[[sqlite_utils.Database], None]) -> sqlite_utils.Database:

@@ -53,3 +53,106 @@ def test_operators_and_constraints_have_one_registry_each() -> None:
     assert len(names) == len(set(names)) == len(registered_operators())
     assert {"PredicateNegation", "SentenceNegation", "DoubleNegation", "AltLM", "Insertion", "Deletion"} <= set(names)
     assert [c.name for c in registered_constraints()][:2] == ["relation-guard", "premise-check"]
+
+
+# -- no import cycles ------------------------------------------------------------------------------
+
+CYCLE_PACKAGES = ("runstore", "engine", "annotations")
+
+
+def module_name(path: Path, root: Path = PROJECT_ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph(packages: tuple[str, ...] = CYCLE_PACKAGES, root: Path = PROJECT_ROOT) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at module level or inside a function (a lazy import
+    hides a cycle from the interpreter, not from the design); imports under ``TYPE_CHECKING`` are
+    left out. Importing ``a.b.c`` also runs the packages ``a`` and ``a.b``."""
+    files = {module_name(p, root): p for package in packages for p in (root / package).rglob("*.py")}
+
+    def owner(name: str) -> str | None:
+        while name and name not in files:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {}
+    for me, path in files.items():
+        found: set[str] = set()
+        package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        type_only = {id(n) for node in ast.walk(tree)
+                     if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+                     for body in node.body for n in ast.walk(body)}
+        for node in ast.walk(tree):
+            if id(node) in type_only:
+                continue
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package
+                    for _ in range(node.level - 1):
+                        anchor = anchor.rpartition(".")[0]
+                    base = f"{anchor}.{base}".strip(".")
+                names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in files else base for alias in node.names]
+            for name in names:
+                target = owner(name)
+                if target is None or target == me:
+                    continue
+                parts = target.split(".")
+                found |= {".".join(parts[:k]) for k in range(1, len(parts) + 1)}
+        graph[me] = {t for t in found if t in files and t != me and not me.startswith(t + ".")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    graph = import_graph()
+    assert "engine.parse.spacy_ud" in graph and "runstore.store" in graph
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_sees_lazy_and_package_cycles(tmp_path: Path) -> None:
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text("def f():\n    from pkg.sub.b import g\n")
+    (tmp_path / "pkg" / "sub" / "__init__.py").write_text("from pkg.sub.b import g\n")
+    (tmp_path / "pkg" / "sub" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                                   "    from pkg import c\nfrom pkg.a import f\n")
+    (tmp_path / "pkg" / "c.py").write_text("from pkg.sub import b\n")
+    graph = import_graph(("pkg",), tmp_path)
+    assert cycles(graph) == [["pkg.a", "pkg.sub", "pkg.sub.b"]]
