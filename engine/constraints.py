@@ -28,13 +28,13 @@ from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
 from engine.edits import Candidate
-from engine.errors import InputError
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import Setup
 from engine.parse import parse_many
 from engine.parse.repair import verb_lemma
 from engine.parse.sentence import ParsedSentence
+from engine.registry import Registry
 from engine.scoring import Scorer
 from engine.settings import Settings, get_settings
 from runstore.vocab import NLILabel
@@ -71,27 +71,22 @@ class Constraint(ABC):
         return f"<constraint {self.name}>"
 
 
-_REGISTRY: dict[str, Constraint] = {}
+_REGISTRY: Registry[Constraint] = Registry("constraint")
 C = TypeVar("C", bound=type[Constraint])
 
 
 def register_constraint(cls: C) -> C:
     """Class decorator: add one instance of ``cls`` to the chain (registration order is run order)."""
-    if not cls.name or cls.name in _REGISTRY:
-        raise ValueError(f"constraint name {cls.name!r} is empty or already registered")
-    _REGISTRY[cls.name] = cls()
+    _REGISTRY.add(cls.name, cls())
     return cls
 
 
 def registered_constraints() -> tuple[Constraint, ...]:
-    return tuple(_REGISTRY.values())
+    return _REGISTRY.values()
 
 
 def get_constraint(name: str) -> Constraint:
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise InputError(f"unknown constraint {name!r}; known: {', '.join(_REGISTRY)}") from None
+    return _REGISTRY.get(name)
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ The AltLM operator (:mod:`engine.operators.altlm`) calls :meth:`FillIn.alternati
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import cast
 
@@ -21,6 +21,7 @@ from engine.edits import FillIn, Slot
 from engine.inflection import fix_article, inflect
 from engine.lexicon import LIGHT_VERBS, NON_INTERSECTIVE
 from engine.models import LoadedModel, load_masked_lm
+from engine.registry import Registry
 from engine.scoring import Scorer
 from engine.settings import Settings, SettingsError, get_settings
 
@@ -110,13 +111,14 @@ class FrequencyFillIn:
         return ranked
 
 
+#: AltLM fill-ins by name: ``none`` (the default: AltLM off), ``offline`` (frequency list + the
+#: ranking scorer) or ``masked`` (a masked LM).
+FILL_INS: Registry[Callable[[Settings, Scorer], FillIn | None]] = Registry("AltLM fill-in (alt_lm)", SettingsError)
+FILL_INS.add("none", lambda settings, scorer: None)
+FILL_INS.add("offline", lambda settings, scorer: FrequencyFillIn(scorer, settings))
+FILL_INS.add("masked", lambda settings, scorer: MaskedLMFillIn(load_masked_lm(settings=settings), settings))
+
+
 def build_fill_in(settings: Settings, scorer: Scorer) -> FillIn | None:
-    """The AltLM fill-in ``settings.alt_lm`` names: ``none`` (the default: AltLM off), ``offline``
-    (frequency list + scorer) or ``masked``."""
-    if settings.alt_lm == "none":
-        return None
-    if settings.alt_lm == "offline":
-        return FrequencyFillIn(scorer, settings)
-    if settings.alt_lm == "masked":
-        return MaskedLMFillIn(load_masked_lm(settings=settings), settings)
-    raise SettingsError(f"alt_lm {settings.alt_lm!r} is not one of none, offline, masked")
+    """The AltLM fill-in ``settings.alt_lm`` names (see :data:`FILL_INS`)."""
+    return FILL_INS.get(settings.alt_lm)(settings, scorer)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import torch
 
 from engine.models import LoadedModel, load_causal_lm, load_masked_lm
+from engine.registry import Registry
 from engine.settings import Settings, SettingsError, get_settings
-
-SCORERS = ("causal", "masked")
 
 
 class Scorer(Protocol):
@@ -220,16 +219,18 @@ class MaskedLMScorer:
         return [math.exp(-t / c) if c else math.inf for t, c in zip(totals, counts)]
 
 
+#: Fluency scorers by name: a factory over the model registry's models, in ``dtype`` (causal only).
+SCORER_FACTORIES: Registry[Callable[[Settings, str | None], Scorer]] = Registry("scorer", SettingsError)
+SCORER_FACTORIES.add("causal", lambda settings, dtype: CausalLMScorer(load_causal_lm(settings=settings, dtype=dtype)))
+SCORER_FACTORIES.add("masked", lambda settings, dtype: MaskedLMScorer(load_masked_lm(settings=settings)))
+SCORERS = SCORER_FACTORIES.names()
+
+
 def build_scorer(settings: Settings | None = None, kind: str | None = None, dtype: str | None = None) -> Scorer:
-    """The scorer named by ``kind`` (default ``settings.scorer``) over the registry's models, in
-    ``dtype`` (default ``settings.lm_dtype``; causal only)."""
+    """The scorer named by ``kind`` (default ``settings.scorer``; see :data:`SCORER_FACTORIES`) over
+    the registry's models, in ``dtype`` (default ``settings.lm_dtype``; causal only)."""
     settings = settings or get_settings()
-    kind = kind or settings.scorer
-    if kind == "causal":
-        return CausalLMScorer(load_causal_lm(settings=settings, dtype=dtype))
-    if kind == "masked":
-        return MaskedLMScorer(load_masked_lm(settings=settings))
-    raise SettingsError(f"scorer {kind!r} is not one of {', '.join(SCORERS)}")
+    return SCORER_FACTORIES.get(kind or settings.scorer)(settings, dtype)
 
 
 def rank(candidates: Sequence[S], scorer: Scorer, top_k: int) -> list[S]:

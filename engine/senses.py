@@ -18,11 +18,12 @@ context; the lexical finders then follow the chosen senses only.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from engine import lexicon
+from engine.registry import Registry
 from engine.settings import Settings, SettingsError
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
 
     from engine.models import SentenceEncoder
 
-STRATEGIES = ("first", "context")
+
 
 
 @dataclass(frozen=True)
@@ -131,12 +132,21 @@ def choose_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: 
     return tuple(s.name() for s in ranked[: settings.wordnet_senses])
 
 
-def build_sense_chooser(settings: Settings) -> SenseChooser:
-    """The chooser ``settings.wsd`` names (``context`` loads the sentence encoder once)."""
-    if settings.wsd == "first":
-        return FirstSense(settings)
-    if settings.wsd == "context":
-        from engine.models import load_sentence_encoder
+def _context_sense(settings: Settings) -> SenseChooser:
+    from engine.models import load_sentence_encoder
 
-        return ContextSense(load_sentence_encoder(settings), settings)
-    raise SettingsError(f"wsd {settings.wsd!r} is not one of {', '.join(STRATEGIES)}")
+    return ContextSense(load_sentence_encoder(settings), settings)
+
+
+#: Word-sense strategies by name (``context`` loads the sentence encoder once).
+WSD_STRATEGIES: Registry[Callable[[Settings], SenseChooser]] = Registry("word-sense strategy (wsd)", SettingsError)
+WSD_STRATEGIES.add("first", FirstSense)
+WSD_STRATEGIES.add("context", _context_sense)
+
+
+def build_sense_chooser(settings: Settings) -> SenseChooser:
+    """The chooser ``settings.wsd`` names (see :data:`WSD_STRATEGIES`)."""
+    return WSD_STRATEGIES.get(settings.wsd)(settings)
+
+
+STRATEGIES = WSD_STRATEGIES.names()

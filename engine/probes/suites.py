@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InputError
 from engine.probes.record import ProbeItem
+from engine.registry import Registry
 
 #: (items, predicted labels, probabilities in LABELS order) -> report name -> table rows
 Reporter = Callable[[Sequence[ProbeItem], Sequence[str], Sequence[Sequence[float]]], dict[str, list[dict[str, Any]]]]
@@ -41,13 +41,15 @@ class ProbeCheckError(ValueError):
     """An item whose stored label its suite's solver does not re-derive: a generator bug, never data."""
 
 
-_SUITES: dict[str, Suite] = {}
+_SUITES: Registry[Suite] = Registry("probe suite")
 
 
 def register_suite(suite: Suite) -> Suite:
-    if suite.name in _SUITES and _SUITES[suite.name] is not suite:
+    """Register ``suite`` (again registering the same object is a no-op: modules may be re-imported)."""
+    if suite.name in _SUITES and _SUITES.get(suite.name) is not suite:
         raise ValueError(f"probe suite {suite.name!r} registered twice")
-    _SUITES[suite.name] = suite
+    if suite.name not in _SUITES:
+        _SUITES.add(suite.name, suite)
     return suite
 
 
@@ -67,6 +69,4 @@ def suite_names() -> list[str]:
 
 def get_suite(name: str) -> Suite:
     _load_builtins()
-    if name not in _SUITES:
-        raise InputError(f"unknown probe suite {name!r}; choose one of {', '.join(sorted(_SUITES)) or 'none'}")
-    return _SUITES[name]
+    return _SUITES.get(name)
