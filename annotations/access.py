@@ -21,7 +21,7 @@ from annotations.records import (
     QueueItem,
 )
 from annotations.store import Store, check_k
-from engine.errors import InputError
+from engine.core.errors import InputError
 
 
 class AnnotatorSession:

@@ -20,8 +20,8 @@ from annotations.records import (
     StoredAttack,
 )
 from annotations.store import Store, from_json
-from engine.errors import InputError
-from engine.metrics import HumanValidation
+from engine.core.errors import InputError
+from engine.reports.metrics import HumanValidation
 from runstore.records import system_name
 from runstore.vocab import AttackStatus
 
@@ -200,7 +200,7 @@ def _group_values(attack: StoredAttack, run: dict, group: str) -> list[str]:
 
 
 def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
-    """HVASR per value of ``group`` (:class:`engine.metrics.HumanValidation`): attacks that fooled
+    """HVASR per value of ``group`` (:class:`engine.reports.metrics.HumanValidation`): attacks that fooled
     the victim and whose majority label equals the target label, over attacked (not skipped)
     pairs and over judged attacks, with the judged coverage; ``None`` where nothing is judged.
     ``hvasr_fluent`` is the stricter reading: valid, and not flagged as broken English by at least

@@ -23,7 +23,7 @@ from datetime import timedelta
 
 from annotations.records import NLILabel, Progress, QueueItem
 from annotations.store import Store, iso
-from engine.errors import InputError
+from engine.core.errors import InputError
 
 # Open slots of each attack item, seen by annotator :me at time :now.
 _OPEN_ITEMS = """

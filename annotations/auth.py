@@ -12,7 +12,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from annotations.records import ROLES, Annotator
 from annotations.store import Store
-from engine.errors import InputError
+from engine.core.errors import InputError
 
 # Tokens carry 192 random bits, so moderate argon2id costs are plenty.
 _HASHER = PasswordHasher(time_cost=2, memory_cost=19456, parallelism=1)

@@ -10,8 +10,8 @@ from typing import TextIO
 from annotations.assignment import check_label, submit
 from annotations.records import ImportReport
 from annotations.store import Store
-from engine.datasets import check_text_file, not_utf8
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.data.readers import check_text_file, not_utf8
 
 # Accepted column names: our own, then MTurk batch-result names.
 COLUMN_ALIASES = {

@@ -10,7 +10,7 @@ from typing import IO, Any
 
 from annotations.aggregation import item_results
 from annotations.store import Store
-from engine.errors import InputError
+from engine.core.errors import InputError
 
 EXPORT_FORMATS = ("csv", "jsonl")
 COLUMNS = (

@@ -118,7 +118,7 @@ class AgreementReport:
 @dataclass(frozen=True)
 class HvasrRow:
     """Human-validated attack success for one group (a run, setup, data set, operator...), by the
-    one definition of :class:`engine.metrics.HumanValidation`."""
+    one definition of :class:`engine.reports.metrics.HumanValidation`."""
 
     group: str
     value: str

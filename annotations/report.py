@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from annotations.aggregation import hvasr
 from annotations.store import Store
-from engine.metrics import HumanValidation, Report
-from engine.metrics import load_report as load_engine_report
+from engine.reports.metrics import HumanValidation, Report
+from engine.reports.metrics import load_report as load_engine_report
 
 
 def human_validation(store: Store) -> dict[str, HumanValidation]:

@@ -17,7 +17,7 @@ from typing import Self
 import sqlite_utils
 
 from annotations import schema
-from engine.settings import Settings, get_settings
+from engine.core.settings import Settings, get_settings
 from runstore import schema as run_schema
 from runstore.errors import InputError
 from runstore.records import AttackRecord

@@ -6,15 +6,15 @@ import sys
 
 import streamlit as st
 
-from engine.attack import AttackTools, with_alt_lm
-from engine.edits import FillIn
-from engine.fill_in import build_fill_in
+from engine.attack.search import AttackTools, with_alt_lm
+from engine.core.settings import Settings, get_settings
+from engine.edits.records import FillIn
+from engine.lexicon.senses import SenseChooser, build_sense_chooser
 from engine.parse import Parser, load_parser
-from engine.scoring import Scorer, build_scorer
-from engine.senses import SenseChooser, build_sense_chooser
-from engine.settings import Settings, get_settings
+from engine.ranking.fill_in import build_fill_in
+from engine.ranking.scoring import Scorer, build_scorer
 from engine.validity.estimate import ValidityGate
-from engine.victim import Victim, load_victim
+from engine.victim.model import Victim, load_victim
 
 
 @st.cache_resource(show_spinner=False)

@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from engine.confidence import ConfidencePoint, GroupRow, PathStep
+from engine.reports.confidence import ConfidencePoint, GroupRow, PathStep
 
 
 def points_frame(points: Sequence[ConfidencePoint]) -> pd.DataFrame:

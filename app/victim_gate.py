@@ -8,8 +8,8 @@ import streamlit as st
 from app import cached
 from app.auth import open_store
 from app.text import md_escape
-from engine.errors import InputError
-from engine.worker import TRAIN_JOB, offline_victim_ready, queue_offline_victim, spawn_worker
+from engine.core.errors import InputError
+from engine.runs.worker import TRAIN_JOB, offline_victim_ready, queue_offline_victim, spawn_worker
 from runstore import jobs
 
 

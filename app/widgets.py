@@ -10,14 +10,14 @@ import plotly.graph_objects as go
 from spacy import displacy
 
 from app.text import html_escape, md_escape
-from engine import lexicon
-from engine.candidates import Candidate
+from engine.edits.candidates import Candidate
+from engine.lexicon import relatives as lexicon
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation
 from engine.natlog.triggers import ScopedTrigger
 from engine.parse import ParsedSentence
 from engine.validity.estimate import ValidityEstimate
-from engine.victim import Prediction
+from engine.victim.model import Prediction
 from runstore.vocab import LABELS
 
 __all__ = ["md_escape"]  # re-exported: pages import it from here
@@ -246,7 +246,7 @@ def probability_figure(rows: Sequence[tuple[str, Prediction]], title: str = "") 
     return figure
 
 
-# HVASR has one definition (engine.metrics.HumanValidation); every page explains and shows it alike.
+# HVASR has one definition (engine.reports.metrics.HumanValidation); every page explains and shows it alike.
 HVASR_HELP = (
     "ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human majority "
     "label equals the target label, over attacked pairs; attacks nobody has judged yet count as not "

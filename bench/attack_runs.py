@@ -16,13 +16,13 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.attack import AttackTools
-from engine.metrics import run_metrics
+from engine.attack.search import AttackTools
+from engine.core.settings import get_settings
 from engine.natlog.setups import SETUPS, get_setup
-from engine.runner import run_attacks
-from engine.settings import get_settings
-from engine.tables import record_table
-from engine.victim import load_victim
+from engine.reports.metrics import run_metrics
+from engine.reports.tables import record_table
+from engine.runs.runner import run_attacks
+from engine.victim.model import load_victim
 from runstore.store import RunStore
 from runstore.vocab import AttackStatus
 

@@ -24,12 +24,12 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.datasets import read_pairs  # noqa: E402
+from engine.core.settings import get_settings  # noqa: E402
+from engine.data.readers import read_pairs  # noqa: E402
 from engine.probes.fragments import LOGIC_FRAGMENTS, MONOTONICITY_FRAGMENTS, read  # noqa: E402
 from engine.probes.inoculation import InoculationSettings, inoculate, outcome, parse_ks  # noqa: E402
 from engine.probes.svg_plot import inoculation_svg  # noqa: E402
-from engine.settings import get_settings  # noqa: E402
-from engine.tables import format_table  # noqa: E402
+from engine.reports.tables import format_table  # noqa: E402
 
 GROUPS = {"logic": LOGIC_FRAGMENTS, "monotonicity": MONOTONICITY_FRAGMENTS}
 

@@ -19,10 +19,10 @@ system side by side in the paper's Table 4 layout (HVASR in both readings; ``--l
 ``--paper-csv``). A rerun resumes: pairs already recorded are not attacked again.
 
 For each setup the pairs are those a NatLog run with the same ``--data/--format/--split/--limit/--seed``
-selects (``engine.runner.select_pairs``: a seeded sample of ``limit`` pairs with the setup's source
+selects (``engine.runs.runner.select_pairs``: a seeded sample of ``limit`` pairs with the setup's source
 label), and of them the ones NatLog *attacks*: the victim classifies the pair correctly and, under
 ``source_check = complete``, the hypothesis is a complete sentence (:func:`natlog_attacked`, the rule
-of ``engine.attack.AttackSearch``). When NatLog runs too (default settings, or ``--all-operators``
+of ``engine.attack.search.AttackSearch``). When NatLog runs too (default settings, or ``--all-operators``
 as in bench/speed.py, which also turns the source check off; unless ``--skip-natlog``), its stored
 non-skipped pairs are checked to be exactly that set.
 
@@ -54,7 +54,7 @@ counted). TextAttack's ``num_queries`` counts every text its goal function score
 served from its own cache: PWWS scores each word's swaps once to rank the words and again when it
 tries them, so its ``num_queries`` runs above the number of distinct pairs. Both are shown: "QN" is
 each method's own count, "QN distinct" the distinct pairs the victim was asked per attack
-(:class:`PairModelWrapper` counts them with NatLog's :class:`~engine.victim.QueryCounter`), the
+(:class:`PairModelWrapper` counts them with NatLog's :class:`~engine.victim.model.QueryCounter`), the
 figure comparable with NatLog's. Both include the query on the original pair. QN is over
 successful attacks; ASR = successful / attacked.
 
@@ -83,16 +83,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.attack import source_cut  # noqa: E402
-from engine.datasets import NLIPair, read_pairs  # noqa: E402
-from engine.errors import InputError  # noqa: E402
+from engine.attack.search import source_cut  # noqa: E402
+from engine.core.errors import InputError  # noqa: E402
+from engine.core.resources import ResourceError, use_nltk_data  # noqa: E402
+from engine.core.settings import Settings, get_settings  # noqa: E402
+from engine.data.readers import NLIPair, read_pairs  # noqa: E402
 from engine.natlog.setups import SETUPS, Setup, get_setup  # noqa: E402
 from engine.parse import parse, validate_premise, validate_text  # noqa: E402
-from engine.resources import ResourceError, use_nltk_data  # noqa: E402
-from engine.runner import select_pairs  # noqa: E402
-from engine.settings import Settings, get_settings  # noqa: E402
-from engine.tables import format_table  # noqa: E402
-from engine.victim import QueryCounter, Victim  # noqa: E402
+from engine.reports.tables import format_table  # noqa: E402
+from engine.runs.runner import select_pairs  # noqa: E402
+from engine.victim.model import QueryCounter, Victim  # noqa: E402
 from runstore.vocab import LABELS  # noqa: E402
 
 RECIPES = ("pwws", "deepwordbug")
@@ -344,8 +344,8 @@ def table_rows(outcomes: Sequence[Outcome], methods: Sequence[str]) -> list[list
 
 def run_natlog(setups: Sequence[Setup], args: argparse.Namespace, victim: Victim, settings: Settings,
                expected: dict[str, list[tuple[int, NLIPair]]]) -> tuple[list[Outcome], float]:
-    from engine.attack import AttackTools
-    from engine.runner import run_attacks
+    from engine.attack.search import AttackTools
+    from engine.runs.runner import run_attacks
     from runstore.store import RunStore
     from runstore.vocab import AttackStatus
 
@@ -428,7 +428,7 @@ PEER_SYSTEMS = {"pwws": ("PWWS", "PWWSRen2019"), "deepwordbug": ("DeepWordBug", 
 def peer_identity(recipe: str, natlog: Any, textattack_version: str | None) -> dict[str, Any]:
     """The stored identity of ``recipe`` 's run beside NatLog run ``natlog``: the attack system and its
     version, the goal and budget, and the NatLog run's victim and data (the same pairs)."""
-    from engine.recipe import run_identity
+    from engine.attack.recipe import run_identity
 
     name, recipe_class = PEER_SYSTEMS[recipe]
     system = {"name": name, "package": "textattack", "version": textattack_version or "unknown",
@@ -460,7 +460,7 @@ def natlog_run_pairs(store: Any, natlog: Any) -> list[Any]:
 
 def check_victim(natlog: Any, victim: Victim) -> None:
     """PeerError unless ``victim`` has the weights and label map NatLog run ``natlog`` recorded."""
-    from engine.recipe import victim_identity
+    from engine.attack.recipe import victim_identity
 
     stored = natlog.config.get("victim") or {}
     mine = victim_identity(victim.name, ",".join(victim.labels))
@@ -477,7 +477,7 @@ def record_peer_run(store: Any, natlog: Any, recipe: str, textattack_version: st
     have the same attacked pairs. Returns the run. Pairs already recorded (a resume) are kept."""
     from datetime import UTC, datetime, timedelta
 
-    from engine.verifier import self_check
+    from engine.natlog.verifier import self_check
     from runstore.records import AttackRecord
     from runstore.vocab import AttackStatus
 
@@ -535,8 +535,8 @@ def record_peer_run(store: Any, natlog: Any, recipe: str, textattack_version: st
 def run_beside_natlog(args: argparse.Namespace) -> int:
     """``--natlog-run``: each recipe on the NatLog run's attacked pairs, recorded as runs of the store."""
     from annotations.store import Store
-    from engine.scoring import build_scorer
-    from engine.victim import load_victim
+    from engine.ranking.scoring import build_scorer
+    from engine.victim.model import load_victim
     from runstore.vocab import AttackStatus
 
     recipes = parse_recipes(args.recipes)
@@ -627,7 +627,7 @@ def run(args: argparse.Namespace) -> int:
     if args.all_operators:
         settings = settings.with_overrides(disabled_operators="none", insertion_cost=0, max_edits=0, source_check="off")
     textattack = import_textattack(settings)
-    from engine.victim import load_victim
+    from engine.victim.model import load_victim
 
     began = time.monotonic()
     victim = load_victim(settings=settings)
@@ -680,7 +680,7 @@ def run_on_validity_pairs(args: argparse.Namespace) -> int:
     = the recipe), so that ``bench/validity.py to-label`` mixes the peers' H* into the same blind
     batch and ``report`` gives their ASR, validity and HVASR beside NatLog's."""
     from bench import validity
-    from engine.victim import load_victim
+    from engine.victim.model import load_victim
 
     recipes = parse_recipes(args.recipes)
     settings = get_settings()

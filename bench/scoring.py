@@ -24,15 +24,15 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from engine.candidates import generate_candidates
-from engine.errors import InputError
-from engine.models import load_causal_lm, load_masked_lm, resolve_device
+from engine.core.errors import InputError
+from engine.core.resources import minilm_path
+from engine.core.settings import get_settings
+from engine.edits.candidates import generate_candidates
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import setups_for_label
 from engine.parse import parse
-from engine.resources import minilm_path
-from engine.scoring import CausalLMScorer, MaskedLMScorer, Scorer
-from engine.settings import get_settings
+from engine.ranking.models import load_causal_lm, load_masked_lm, resolve_device
+from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, Scorer
 
 
 def candidate_texts(path: Path, n: int) -> list[str]:

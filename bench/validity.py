@@ -40,14 +40,14 @@ from typing import Any
 
 from tqdm import tqdm
 
-from engine.attack import AttackTools, attack_pair
-from engine.datasets import NLIPair, read_pairs
-from engine.errors import InputError
+from engine.attack.search import AttackTools, attack_pair
+from engine.core.errors import InputError
+from engine.core.settings import Settings, get_settings
+from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import SETUPS, get_setup
-from engine.settings import Settings, get_settings
-from engine.tables import RATIOS, format_table
-from engine.training import OFFLINE_TRAIN, DataSource, TrainConfig
-from engine.victim import load_victim
+from engine.reports.tables import RATIOS, format_table
+from engine.victim.model import load_victim
+from engine.victim.training import OFFLINE_TRAIN, DataSource, TrainConfig
 from runstore.vocab import AttackStatus
 
 ENGLISH = ("ok", "odd", "broken")
@@ -179,11 +179,11 @@ def sample_candidates(args: argparse.Namespace) -> None:
     """Candidates as the first round of an attack ranks them (shipped defaults, no victim asked),
     a few per pair, spread over the operators: what the validity estimate is fitted on, since the
     search asks it about candidates, not only about the H* that won."""
-    from engine.candidates import propose
+    from engine.edits.candidates import propose
+    from engine.lexicon.senses import build_sense_chooser
     from engine.natlog.polarity import polarize
     from engine.natlog.triggers import Conventions
     from engine.parse import parse
-    from engine.senses import build_sense_chooser
 
     settings = get_settings()
     tools = AttackTools.build(settings)
@@ -233,11 +233,11 @@ def contrast_readings(args: argparse.Namespace) -> None:
     """First-round candidates that only the scene reading of indefinite subjects licenses (not the
     strict existential one), per source: labelled blind, they say which reading each data set's
     annotators use (``report`` on this file gives the valid share per source)."""
-    from engine.candidates import propose
+    from engine.edits.candidates import propose
+    from engine.lexicon.senses import build_sense_chooser
     from engine.natlog.polarity import polarize
     from engine.natlog.triggers import Conventions
     from engine.parse import parse
-    from engine.senses import build_sense_chooser
 
     settings = get_settings()
     tools = AttackTools.build(settings)

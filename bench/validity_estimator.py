@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import validity  # noqa: E402
-from engine.tables import format_table  # noqa: E402
+from engine.reports.tables import format_table  # noqa: E402
 
 DEV = Path(__file__).resolve().parent / "validity"
 SHIPPED = Path(__file__).resolve().parent.parent / "engine" / "validity" / "estimator.json"
@@ -69,9 +69,9 @@ def is_valid(label: dict[str, Any], target: str) -> int:
 def feature_matrix(rows: list[dict[str, Any]], cache: Path | None = None) -> tuple[tuple[str, ...], list[list[float]]]:
     """Each row's features; with ``cache`` (a JSON file), rows computed before by the same feature
     code (same names) are read back instead of computed again."""
-    from engine.models import load_causal_lm, load_sentence_encoder
-    from engine.operators import registered_operators
-    from engine.scoring import CausalLMScorer
+    from engine.edits.operators import registered_operators
+    from engine.ranking.models import load_causal_lm, load_sentence_encoder
+    from engine.ranking.scoring import CausalLMScorer
     from engine.validity.features import FeatureExtractor, ValidityInput
 
     extractor = FeatureExtractor([op.name for op in registered_operators()],

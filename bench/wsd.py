@@ -28,11 +28,11 @@ from lemminflect import getAllInflections
 from nltk.corpus.reader.wordnet import Synset
 from tqdm import tqdm
 
-from engine import lexicon
-from engine.models import load_sentence_encoder
-from engine.senses import ContextSense, SenseContext, candidate_senses, sense_count
-from engine.settings import get_settings
-from engine.tables import format_table
+from engine.core.settings import get_settings
+from engine.lexicon import relatives as lexicon
+from engine.lexicon.senses import ContextSense, SenseContext, candidate_senses, sense_count
+from engine.ranking.models import load_sentence_encoder
+from engine.reports.tables import format_table
 
 UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}
 

@@ -14,7 +14,7 @@ from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
 from app.auth import admin_session, open_store, signin_link, start_session
 from app.widgets import HVASR_HELP, md_escape, shown_ratios
-from engine.errors import InputError
+from engine.core.errors import InputError
 
 st.title("Annotation admin")
 

@@ -10,16 +10,16 @@ from app import cached
 from app.auth import admin_session, open_store
 from app.victim_gate import victim_ready
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure, validity_line
-from engine.attack import AttackSearch, Round, RoundOutcome, start_search
-from engine.constraints import describe_by_operator, describe_rejected
-from engine.datasets import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
-from engine.errors import InputError
+from engine.attack.search import AttackSearch, Round, RoundOutcome, start_search
+from engine.constraints.chain import describe_by_operator, describe_rejected
+from engine.core.errors import InputError
+from engine.core.resources import ResourceError
+from engine.data.readers import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
-from engine.resources import ResourceError
-from engine.runner import data_settings
-from engine.training import trained_pair_keys
-from engine.victim import victim_location
+from engine.runs.runner import data_settings
+from engine.victim.model import victim_location
+from engine.victim.training import trained_pair_keys
 from runstore.vocab import LABELS, AttackStatus
 
 STATE = "attack_search"

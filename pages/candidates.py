@@ -11,14 +11,14 @@ from app.widgets import (
     polarity_html,
     validity_line,
 )
-from engine.candidates import no_candidate_reason, propose
-from engine.constraints import describe_by_operator, describe_rejected
-from engine.errors import InputError
+from engine.constraints.chain import describe_by_operator, describe_rejected
+from engine.core.errors import InputError
+from engine.core.resources import ResourceError
+from engine.edits.candidates import no_candidate_reason, propose
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.parse import parse
-from engine.resources import ResourceError
 from runstore.vocab import LABELS
 
 st.title("Attack candidates")

@@ -13,7 +13,8 @@ from app.widgets import (
     scope_html,
     token_table,
 )
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.resources import ResourceError
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import RELATION_ORDER, Relation, format_relations
 from engine.natlog.setups import SETUPS
@@ -24,9 +25,8 @@ from engine.natlog.triggers import (
     Conventions,
     indefinite_reading,
 )
+from engine.natlog.verifier import verify
 from engine.parse import PARSERS, parse
-from engine.resources import ResourceError
-from engine.verifier import verify
 
 st.title("Parse & polarity inspector")
 st.caption(

@@ -10,12 +10,12 @@ import streamlit as st
 from app import cached
 from app.auth import admin_session, open_store
 from app.widgets import md_escape
-from engine.datasets import FORMATS, data_files, data_folders, inside_folders, read_pairs
-from engine.errors import InputError
-from engine.metrics import victim_accuracy
+from engine.core.errors import InputError
+from engine.data.readers import FORMATS, data_files, data_folders, inside_folders, read_pairs
 from engine.natlog.setups import SETUPS
-from engine.runner import default_run_name
-from engine.worker import check_spec, queue_offline_victim, spawn_worker, worker_running
+from engine.reports.metrics import victim_accuracy
+from engine.runs.runner import default_run_name
+from engine.runs.worker import check_spec, queue_offline_victim, spawn_worker, worker_running
 from runstore import jobs
 from runstore.vocab import LABELS
 

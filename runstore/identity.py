@@ -1,6 +1,6 @@
 """Comparing two runs' identities (their stored configs) field by field.
 
-A run's config is a nested JSON object (:mod:`engine.recipe` builds it); two runs are the same
+A run's config is a nested JSON object (:mod:`engine.attack.recipe` builds it); two runs are the same
 attack when every compared field is equal. Provenance fields (the git commit, the hash derived
 from the rest) are recorded but never compared.
 """

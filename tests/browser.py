@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack import AttackTools
-from engine.datasets import read_pairs
-from engine.settings import PROJECT_ROOT, Settings, get_settings
-from engine.victim import Victim, load_victim
+from engine.attack.search import AttackTools
+from engine.core.settings import PROJECT_ROOT, Settings, get_settings
+from engine.data.readers import read_pairs
+from engine.victim.model import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
 # Beside the checkout, as for a user, unless NATLOG_SHARED_DATA_DIR names another folder (as the

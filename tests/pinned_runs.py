@@ -69,12 +69,12 @@ def run_cases(shared_data: Path, folder: Path) -> list[dict[str, Any]]:
     torch thread, and return their summaries (torch's thread count is restored afterwards)."""
     import torch
 
-    from engine.attack import AttackTools, attack_pair
-    from engine.datasets import read_pairs
-    from engine.models import _use_threads, lm_dtype_name
+    from engine.attack.search import AttackTools, attack_pair
+    from engine.core.settings import get_settings
+    from engine.data.readers import read_pairs
     from engine.natlog.setups import get_setup
-    from engine.settings import get_settings
-    from engine.victim import load_victim
+    from engine.ranking.models import _use_threads, lm_dtype_name
+    from engine.victim.model import load_victim
     from tests.tiny_models import build_tiny_classifier
 
     settings = get_settings().with_overrides(**OVERRIDES)
@@ -103,7 +103,7 @@ if __name__ == "__main__":
     import os
 
     os.environ.setdefault("NATLOG_PP_INVENTORY", str(Path(tempfile.mkdtemp()) / "pp_inventory.json"))
-    from engine.settings import PROJECT_ROOT
+    from engine.core.settings import PROJECT_ROOT
 
     found = run_cases(PROJECT_ROOT.parent / "shared" / "data", Path(tempfile.mkdtemp()) / "victim")
     text = json.dumps(found, ensure_ascii=False, indent=1)

@@ -9,8 +9,8 @@ import pytest
 from annotations import QueueItem, Store, auth
 from annotations.access import AdminSession, AnnotatorSession, sign_in
 from annotations.auth import SIGN_IN_FAILED, AuthError
-from engine.errors import InputError
-from engine.settings import Settings, get_settings
+from engine.core.errors import InputError
+from engine.core.settings import Settings, get_settings
 from tests.test_annotations_store import make_record, start
 
 ADMIN_ONLY = ("judgments", "item_results", "agreement", "hvasr", "export_rows",

@@ -16,8 +16,8 @@ from annotations.aggregation import (
     state_counts,
 )
 from annotations.assignment import submit
-from engine.errors import InputError
-from engine.settings import Settings
+from engine.core.errors import InputError
+from engine.core.settings import Settings
 from tests.test_annotations_store import make_record, start
 
 E, N, C = "entailment", "neutral", "contradiction"

@@ -9,8 +9,8 @@ import pytest
 from annotations import Store, auth
 from annotations.access import AnnotatorSession, _judgments, sign_in
 from annotations.aggregation import agreement, item_results
-from engine.errors import InputError
-from engine.settings import Settings
+from engine.core.errors import InputError
+from engine.core.settings import Settings
 from tests.test_annotations_store import make_record, start
 
 

@@ -14,8 +14,8 @@ import pytest
 from annotations import Store, auth
 from annotations.cli import main
 from annotations.crowd_import import import_votes
-from engine.errors import InputError
-from engine.settings import PROJECT_ROOT
+from engine.core.errors import InputError
+from engine.core.settings import PROJECT_ROOT
 from tests.test_annotations_store import make_record, start
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from annotations import LABELS, Store, auth
 from annotations.access import sign_in
 from annotations.aggregation import item_results
-from engine.settings import Settings
+from engine.core.settings import Settings
 from tests.test_annotations_store import make_record, start
 
 WORKERS = 20

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 MAIN = str(PROJECT_ROOT / "app" / "main.py")
 

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from annotations import Store, auth
-from engine.settings import PROJECT_ROOT, get_settings
+from engine.core.settings import PROJECT_ROOT, get_settings
 from tests.tiny_models import build_tiny_classifier
 
 ATTACK = str(PROJECT_ROOT / "pages" / "attack.py")
@@ -199,8 +199,8 @@ def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, t
     """A run of real attacks: the explorer shows its candidates grouped and one attack's path, links
     to the stepper, and the stepper opened from the link holds that attack's pair."""
     from engine.natlog.setups import get_setup
-    from engine.runner import run_attacks
-    from engine.victim import load_victim
+    from engine.runs.runner import run_attacks
+    from engine.victim.model import load_victim
 
     victim_dir = build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))
     data = tmp_path / "pairs.tsv"
@@ -254,11 +254,11 @@ RUNS = str(PROJECT_ROOT / "pages" / "runs.py")
 def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, monkeypatch) -> None:
     """Queueing from the page writes jobs to the store and starts the worker (recorded here); a
     queued job is cancelled from its row; uploads land in the uploads folder only."""
-    import engine.worker
+    import engine.runs.worker
     from runstore import jobs
 
     started: list[Path] = []
-    monkeypatch.setattr(engine.worker, "spawn_worker", lambda db: started.append(db) or True)
+    monkeypatch.setattr(engine.runs.worker, "spawn_worker", lambda db: started.append(db) or True)
     shared = tmp_path / "shared"
     shared.mkdir()
     (shared / "pairs.tsv").write_text("1\tA man sleeps.\tA man rests.\tENTAILMENT\n", encoding="utf-8")

@@ -6,7 +6,7 @@ import math
 
 from streamlit.testing.v1 import AppTest
 
-from engine.settings import PROJECT_ROOT, get_settings
+from engine.core.settings import PROJECT_ROOT, get_settings
 
 PAGE = str(PROJECT_ROOT / "pages" / "candidates.py")
 

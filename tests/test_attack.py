@@ -10,17 +10,17 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.attack import AttackTools, allowed_next, attack_pair, start_search
-from engine.candidates import generate_candidates
-from engine.constraints import CheckContext, ConstraintChain, PremiseCheck, RelationGuard
-from engine.datasets import read_pairs
-from engine.errors import InputError
-from engine.models import lm_dtype
+from engine.attack.search import AttackTools, allowed_next, attack_pair, start_search
+from engine.constraints.chain import CheckContext, ConstraintChain, PremiseCheck, RelationGuard
+from engine.core.errors import InputError
+from engine.data.readers import read_pairs
+from engine.edits.candidates import generate_candidates
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import SETUPS, get_setup
 from engine.parse import parse
-from engine.victim import Victim, load_victim
+from engine.ranking.models import lm_dtype
+from engine.victim.model import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
 R = Relation
@@ -174,8 +174,8 @@ def test_wrong_setup_for_label(victim: Victim, tools: AttackTools, settings) -> 
 
 
 def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
-    from engine.attack import edit_polarity
-    from engine.candidates import generate_candidates
+    from engine.attack.search import edit_polarity
+    from engine.edits.candidates import generate_candidates
     from engine.natlog.polarity import polarize
     from engine.natlog.setups import get_setup
     from engine.parse import parse

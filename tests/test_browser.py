@@ -54,7 +54,7 @@ def test_parse_page_in_chromium(app_url: str) -> None:
 def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
     """A real annotator session: sign in, read the pair, answer with key 3, see progress move."""
     from annotations import Store, auth
-    from engine.settings import get_settings
+    from engine.core.settings import get_settings
     from tests.test_annotations_store import make_record, start
 
     db = tmp_path / "judging.sqlite"
@@ -100,9 +100,9 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
     """An admin opens the confidence explorer on a run of real attacks, sees one attack's path, and
     follows its link to the stepper, which holds that attack's pair."""
     from annotations import Store, auth
+    from engine.core.settings import get_settings
     from engine.natlog.setups import get_setup
-    from engine.runner import run_attacks
-    from engine.settings import get_settings
+    from engine.runs.runner import run_attacks
 
     db = tmp_path / "explore.sqlite"
     data = tmp_path / "pairs.tsv"
@@ -140,7 +140,7 @@ def test_a_run_started_from_the_runs_page_finishes(tmp_path) -> None:
     """An admin queues a run on the Runs page; the worker process attacks the pairs while the page
     shows its progress, and the run ends done, with its pairs in the store."""
     from annotations import Store, auth
-    from engine.settings import get_settings
+    from engine.core.settings import get_settings
     from tests.tiny_models import build_tiny_classifier
 
     victim = build_tiny_classifier(tmp_path / "victim", bias=(3.0, 0.0, 0.0))  # always "entailment"
@@ -172,9 +172,9 @@ def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
     """Every page renders in Chromium for a signed-in admin on a store with a run, without an
     error box; the screenshots are the README tour's (``make screenshots`` copies them to docs/)."""
     from annotations import Store, auth
+    from engine.core.settings import get_settings
     from engine.natlog.setups import get_setup
-    from engine.runner import run_attacks
-    from engine.settings import get_settings
+    from engine.runs.runner import run_attacks
 
     db = tmp_path / "tour.sqlite"
     data = tmp_path / "pairs.tsv"
@@ -205,7 +205,7 @@ def test_markdown_and_html_in_a_data_file_show_as_text(tmp_path) -> None:
     """A data file whose premise holds a markdown image and whose hypothesis holds an HTML tag:
     the stepper shows both as the text they are, and the page loads no image from them."""
     from annotations import Store, auth
-    from engine.settings import get_settings
+    from engine.core.settings import get_settings
 
     shared = tmp_path / "shared"
     shared.mkdir()
@@ -246,9 +246,9 @@ def test_probes_page_charts_a_stored_run_and_drills_down(tmp_path, victim) -> No
     """An admin opens the Probes page on a stored equivalence run: per-category chart, the
     both-direction table, and the items of one category with the victim's probabilities."""
     from annotations import Store, auth
+    from engine.core.settings import get_settings
     from engine.probes.equivalence import generate
     from engine.probes.runner import run_probe
-    from engine.settings import get_settings
 
     db = tmp_path / "probes.sqlite"
     settings = get_settings().with_overrides(db_path=db)
@@ -270,7 +270,7 @@ def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared
     """A fresh machine has no offline victim: the stepper queues its training (here on a tiny real
     backbone), shows the progress while the rest of the page works, and attacks once it is trained."""
     from annotations import Store, auth
-    from engine.settings import get_settings
+    from engine.core.settings import get_settings
     from tests.tiny_models import build_tiny_classifier
 
     backbone = build_tiny_classifier(tmp_path / "backbone", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
@@ -319,9 +319,9 @@ def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared
 def first_pair_answered_right(victim_folder, data) -> int:
     """The stepper's index (pairs the victim trained on hidden, as the page shows them) of the first
     pair from index 1 on whose gold label the victim at ``victim_folder`` predicts."""
-    from engine.datasets import pair_key, read_pairs
-    from engine.training import trained_pair_keys
-    from engine.victim import load_victim
+    from engine.data.readers import pair_key, read_pairs
+    from engine.victim.model import load_victim
+    from engine.victim.training import trained_pair_keys
 
     trained = trained_pair_keys(victim_folder) or frozenset()
     shown = [p for p in read_pairs(data, "auto") if pair_key(p.premise, p.hypothesis) not in trained][:200]
@@ -372,7 +372,7 @@ def test_make_run_listens_on_this_machine_only(tmp_path) -> None:
     import socket
     import subprocess
 
-    from engine.settings import PROJECT_ROOT
+    from engine.core.settings import PROJECT_ROOT
     from tests.browser import free_port
 
     port = free_port()
@@ -437,7 +437,7 @@ def test_a_study_from_a_fresh_store_with_sign_in_links(tmp_path, monkeypatch) ->
     from streamlit.testing.v1 import AppTest
 
     from annotations import Store, auth
-    from engine.settings import PROJECT_ROOT, get_settings
+    from engine.core.settings import PROJECT_ROOT, get_settings
     from tests.browser import chromium_browser, wait_idle
     from tests.test_annotations_store import make_record, start
 

@@ -8,18 +8,20 @@ from pathlib import Path
 import pytest
 from lemminflect import getLemma
 
-from engine import cli, lexicon, pp_inventory
-from engine.candidates import generate_candidates
-from engine.edits import Candidate, merge_duplicates
-from engine.fill_in import FrequencyFillIn, MaskedLMFillIn
-from engine.inflection import inflect
-from engine.models import load_causal_lm, load_masked_lm
+from engine import cli
+from engine.core.settings import Settings, get_settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.records import Candidate, merge_duplicates
+from engine.lexicon import pp_inventory
+from engine.lexicon import relatives as lexicon
+from engine.lexicon.inflection import inflect
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
 from engine.natlog.relations import RELATION_ORDER, Relation, join
 from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.scoring import CausalLMScorer
-from engine.settings import Settings, get_settings
+from engine.ranking.fill_in import FrequencyFillIn, MaskedLMFillIn
+from engine.ranking.models import load_causal_lm, load_masked_lm
+from engine.ranking.scoring import CausalLMScorer
 from tests.test_models import build_tiny_masked_lm
 
 CORPUS = """A man in a red shirt is walking in the park.

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -44,7 +44,7 @@ def test_bad_input_exits_nonzero_without_traceback() -> None:
 
 def test_stanza_without_models_says_how_to_install() -> None:
     out = run("parse", "The dog did not bark at every cat", "--parser", "stanza")
-    from engine.resources import check_stanza_models
+    from engine.core.resources import check_stanza_models
 
     if check_stanza_models().found:
         assert out.returncode == 0

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack import AttackTools, attack_pair
-from engine.candidates import generate_candidates
-from engine.completeness import incomplete_reason
-from engine.datasets import read_pairs
-from engine.errors import InputError
+from engine.attack.search import AttackTools, attack_pair
+from engine.core.errors import InputError
+from engine.core.settings import Settings
+from engine.data.readers import read_pairs
+from engine.edits.candidates import generate_candidates
 from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.settings import Settings
-from engine.victim import Victim
+from engine.parse.completeness import incomplete_reason
+from engine.victim.model import Victim
 
 
 @pytest.mark.parametrize("text,why", [

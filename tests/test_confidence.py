@@ -8,12 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack import AttackTools
-from engine.confidence import attack_path, attack_points, confidence_points, filter_points, group_points
-from engine.errors import InputError
+from engine.attack.search import AttackTools
+from engine.core.errors import InputError
 from engine.natlog.setups import get_setup
-from engine.runner import run_attacks
-from engine.victim import Victim
+from engine.reports.confidence import (
+    attack_path,
+    attack_points,
+    confidence_points,
+    filter_points,
+    group_points,
+)
+from engine.runs.runner import run_attacks
+from engine.victim.model import Victim
 from runstore.store import RunStore
 
 
@@ -92,8 +98,8 @@ def test_one_attack_by_id(store_path: Path) -> None:
 def test_points_carry_the_validity_estimate(store_path: Path) -> None:
     """Runs made with the validity gate store each asked candidate's estimate: the explorer filters
     and groups by it, and the run's report predicts HVASR from the successful H*'s estimates."""
-    from engine.confidence import validity_band
-    from engine.metrics import load_report
+    from engine.reports.confidence import validity_band
+    from engine.reports.metrics import load_report
 
     with RunStore.open(store_path) as store:
         points = confidence_points(store.attacks())

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-import engine.operators.conjuncts as conjunct_operators
-from engine.candidates import generate_candidates
-from engine.conjuncts import ConjunctEdit, Coordination, conjunct_edits, find_coordinations
+import engine.edits.operators.conjuncts as conjunct_operators
+from engine.edits.candidates import generate_candidates
+from engine.edits.conjuncts import ConjunctEdit, Coordination, conjunct_edits, find_coordinations
+from engine.edits.operators import get_operator
 from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.relations import Relation
-from engine.operators import get_operator
 from engine.parse import parse
 
 OPERATORS = ("ConjunctDeletion", "DisjunctDeletion", "ConjunctInsertion", "DisjunctInsertion")
@@ -189,7 +189,7 @@ def test_a_finite_verb_tagged_as_participle_inflects_its_new_conjunct_as_past() 
     that has a subject and no auxiliary is a past tense ("sang", not "sung")."""
     from dataclasses import replace
 
-    from engine.conjuncts import verb_tag
+    from engine.edits.conjuncts import verb_tag
     from engine.parse import ParsedSentence
 
     sentence = parse("The finale aired on Monday and drew many viewers.")

@@ -7,10 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from engine import constraints
-from engine.attack import AttackTools, start_search
-from engine.candidates import generate_candidates, propose
-from engine.constraints import (
+from engine.attack.search import AttackTools, start_search
+from engine.constraints import chain as constraints
+from engine.constraints.chain import (
     CheckContext,
     Constraint,
     ConstraintChain,
@@ -18,12 +17,13 @@ from engine.constraints import (
     register_constraint,
     registered_constraints,
 )
-from engine.edits import Candidate
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.edits.candidates import generate_candidates, propose
+from engine.edits.records import Candidate
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.victim import Victim
+from engine.victim.model import Victim
 
 
 def test_default_chain_and_descriptions() -> None:
@@ -51,7 +51,7 @@ def test_candidates_cli_path_runs_the_premise_check(settings, tools: AttackTools
 def test_a_new_constraint_is_one_class_and_counted_in_the_round(monkeypatch: pytest.MonkeyPatch, settings,
                                                                 victim: Victim, tools: AttackTools,
                                                                 contradictions) -> None:
-    monkeypatch.setattr(constraints, "_REGISTRY", dict(constraints._REGISTRY))
+    monkeypatch.setattr(constraints, "_REGISTRY", constraints._REGISTRY.copy())
 
     @register_constraint
     class NoPrefixes(Constraint):
@@ -83,7 +83,7 @@ def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackT
     the constraint keeps exactly the insertions at or under the limit, and leaves other edits alone."""
     import math
 
-    from engine.constraints import CheckContext, InsertionFit
+    from engine.constraints.chain import CheckContext, InsertionFit
 
     scorer = tools.scorer
     polarized = polarize(parse("The gang is structured.", settings=settings))

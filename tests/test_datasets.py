@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.datasets import detect_format, read_pairs
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.data.readers import detect_format, read_pairs
 from runstore.vocab import LABELS
 
 

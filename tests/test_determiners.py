@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from engine.candidates import generate_candidates
+from engine.core.settings import Settings, get_settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.operators import get_operator
 from engine.natlog import determiners
 from engine.natlog.determiners import Head
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation
 from engine.natlog.setups import get_setup
-from engine.operators import get_operator
+from engine.natlog.verifier import verify
 from engine.parse import parse
-from engine.settings import Settings, get_settings
-from engine.verifier import verify
 
 R = Relation
 
@@ -96,7 +96,7 @@ def test_articles_follow_the_next_word(settings: Settings) -> None:
 
 def test_an_empty_setup_says_why(settings: Settings) -> None:
     """Operators switched off are named; a sentence where logic licenses nothing says so."""
-    from engine.candidates import Proposal, no_candidate_reason
+    from engine.edits.candidates import Proposal, no_candidate_reason
 
     polarized = polarize(parse("Every dog sees some cat", settings=settings))
     empty = Proposal(get_setup("E2E"), (), 0, {}, {})

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack import AttackTools
-from engine.distributed import RAY_MISSING, run_attacks_distributed, start_ray
-from engine.errors import InputError
+from engine.attack.search import AttackTools
+from engine.core.errors import InputError
 from engine.natlog.setups import get_setup
-from engine.runner import run_attacks
-from engine.victim import load_victim
+from engine.runs.distributed import RAY_MISSING, run_attacks_distributed, start_ray
+from engine.runs.runner import run_attacks
+from engine.victim.model import load_victim
 from runstore.store import RunStore
 from tests.tiny_models import build_tiny_classifier
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 PAGES = [PROJECT_ROOT / "README.md", *sorted((PROJECT_ROOT / "docs").glob("*.md"))]
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from engine.candidates import generate_candidates
-from engine.conjuncts import conjunct_phrase, find_coordinations
+from engine.edits.candidates import generate_candidates
+from engine.edits.conjuncts import conjunct_phrase, find_coordinations
+from engine.edits.operators.equivalence_laws import Commutation, DeMorgan, law_edit, read_formula
+from engine.logic.formulas import And, Atom, Not, Or
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation
-from engine.operators.equivalence_laws import Commutation, DeMorgan, law_edit, read_formula
 from engine.parse import parse
-from engine.probes.logic import And, Atom, Not, Or
 
 
 def rewrites(hypothesis: str, settings, relations=(Relation.EQUIVALENCE,)) -> list:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.triggers import Conventions, indefinite_reading
+from engine.natlog.verifier import verify
 from engine.parse import parse
-from engine.runner import data_settings
-from engine.verifier import verify
+from engine.runs.runner import data_settings
 
 
 def relation(premise: str, hypothesis: str, settings, reading: str) -> str:

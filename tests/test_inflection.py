@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.inflection import (
+from engine.lexicon.inflection import (
     fix_article,
     indefinite_article,
     inflect,

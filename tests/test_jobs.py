@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack import AttackTools
-from engine.errors import InputError
-from engine.metrics import victim_accuracy
-from engine.settings import PROJECT_ROOT
-from engine.worker import check_spec, execute, run_worker, worker_lock, worker_running
+from engine.attack.search import AttackTools
+from engine.core.errors import InputError
+from engine.core.settings import PROJECT_ROOT
+from engine.reports.metrics import victim_accuracy
+from engine.runs.worker import check_spec, execute, run_worker, worker_lock, worker_running
 from runstore import jobs
 from runstore.store import RunStore
 from tests.tiny_models import build_tiny_classifier

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 # package -> top-level packages it must not import
 FORBIDDEN = {
@@ -46,8 +46,8 @@ def test_the_checker_sees_imports(tmp_path: Path) -> None:
 
 
 def test_operators_and_constraints_have_one_registry_each() -> None:
-    from engine.constraints import registered_constraints
-    from engine.operators import operator_names, registered_operators
+    from engine.constraints.chain import registered_constraints
+    from engine.edits.operators import operator_names, registered_operators
 
     names = operator_names()
     assert len(names) == len(set(names)) == len(registered_operators())
@@ -156,3 +156,16 @@ def test_the_cycle_finder_sees_lazy_and_package_cycles(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "c.py").write_text("from pkg.sub import b\n")
     graph = import_graph(("pkg",), tmp_path)
     assert cycles(graph) == [["pkg.a", "pkg.sub", "pkg.sub.b"]]
+
+
+def test_engine_is_one_folder_per_stage_and_each_says_what_goes_in_and_out() -> None:
+    """No module sits loose in engine/ (one guess finds a stage: its folder), and every stage's
+    docstring names its input and its output."""
+    engine = PROJECT_ROOT / "engine"
+    assert sorted(p.name for p in engine.glob("*.py")) == ["__init__.py", "__main__.py"]
+    missing = []
+    for init in sorted(engine.glob("*/__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
+        if "In:" not in doc or "Out:" not in doc:
+            missing.append(init.parent.name)
+    assert missing == []

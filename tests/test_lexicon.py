@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from engine import lexicon
+from engine.core.settings import Settings, get_settings
+from engine.lexicon import relatives as lexicon
 from engine.natlog.relations import Relation
-from engine.settings import Settings, get_settings
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +118,7 @@ def test_relatives_come_in_the_same_order_in_every_process() -> None:
     import sys
 
     script = (
-        "from engine import lexicon\n"
+        "from engine.lexicon import relatives as lexicon\n"
         "for find in (lexicon.hyponyms, lexicon.hypernyms, lexicon.co_hyponyms):\n"
         "    print([(r.lemma, r.path) for r in find('dog', 'NOUN')])\n"
         "print([r.lemma for r in lexicon.antonyms('hot', 'ADJ')])\n"

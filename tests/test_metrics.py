@@ -15,10 +15,10 @@ from annotations.auth import add_annotator, annotators
 from annotations.records import AttackRecord
 from annotations.report import load_report as load_validated_report
 from annotations.store import Store
-from engine.commands.report_commands import cmd_report
-from engine.errors import InputError
-from engine.metrics import HumanValidation, load_report, run_metrics, write_csv
-from engine.tables import record_table
+from engine.cli.report_commands import cmd_report
+from engine.core.errors import InputError
+from engine.reports.metrics import HumanValidation, load_report, run_metrics, write_csv
+from engine.reports.tables import record_table
 
 T0 = datetime(2026, 1, 1, tzinfo=UTC)
 PROBS = {"entailment": 0.2, "neutral": 0.2, "contradiction": 0.6}

@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.models import (
+from engine.core.resources import ResourceError, minilm_path
+from engine.core.settings import SettingsError, get_settings
+from engine.ranking.models import (
     cpu_has_bf16,
     lm_dtype,
     lm_dtype_name,
@@ -17,8 +19,6 @@ from engine.models import (
     model_dtype,
     resolve_device,
 )
-from engine.resources import ResourceError, minilm_path
-from engine.settings import SettingsError, get_settings
 
 
 def build_tiny_masked_lm(folder: Path, seed: int = 0) -> Path:
@@ -134,8 +134,8 @@ def test_the_gguf_is_dequantized_once_to_the_same_weights(tmp_path) -> None:
     weights and tokenizer (so attack results do not change), and reused after that."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from engine.models import dequantized_gguf
-    from engine.resources import smollm2_gguf_path
+    from engine.core.resources import smollm2_gguf_path
+    from engine.ranking.models import dequantized_gguf
 
     gguf = smollm2_gguf_path()
     folder = dequantized_gguf(gguf, tmp_path)

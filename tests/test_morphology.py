@@ -5,7 +5,7 @@ from __future__ import annotations
 import lemminflect
 import pytest
 
-from engine import morphology
+from engine.lexicon import morphology
 
 
 @pytest.mark.parametrize(("lemma", "tag"), [("run", "VBD"), ("child", "NNS"), ("big", "JJR"), ("xyzzy", "VBZ")])

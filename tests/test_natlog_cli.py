@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 
 def test_polarize_prints_arrows(capsys: pytest.CaptureFixture[str]) -> None:

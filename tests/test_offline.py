@@ -149,7 +149,7 @@ def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[SocketGuard]:
 # --- the scenarios, run in a fresh interpreter behind the guard ----------------------------------
 
 def _scenario_settings(work: Path):
-    from engine.settings import get_settings
+    from engine.core.settings import get_settings
 
     # The default models folder keeps the dequantized SmolLM2 between runs (as the other tests do);
     # every operator is on, as in the other tests (conftest), whatever the calling environment says.
@@ -157,7 +157,7 @@ def _scenario_settings(work: Path):
 
 
 def _tiny_victim(work: Path, settings):
-    from engine.victim import load_victim
+    from engine.victim.model import load_victim
     from tests.tiny_models import build_tiny_classifier
 
     folder = build_tiny_classifier(work / "victim", bias=(0.0, 0.0, 3.0))
@@ -165,7 +165,7 @@ def _tiny_victim(work: Path, settings):
 
 
 def scenario_attack(work: Path) -> dict[str, Any]:
-    from engine.attack import AttackTools, attack_pair
+    from engine.attack.search import AttackTools, attack_pair
     from engine.natlog.setups import get_setup
 
     settings = _scenario_settings(work)
@@ -280,8 +280,8 @@ def test_provision_copies_debian_wordnet_without_network(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_network: SocketGuard, empty_nltk_path: None,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from engine import resources
-    from engine.settings import get_settings
+    from engine.core import resources
+    from engine.core.settings import get_settings
 
     missing = [n for n in resources.WORDNET_FILES if not (resources.WORDNET_DEBIAN_DIR / n).is_file()]
     if missing:
@@ -317,8 +317,8 @@ def test_provision_copies_debian_wordnet_without_network(
 def test_download_is_the_last_resort(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, empty_nltk_path: None) -> None:
     import nltk
 
-    from engine import resources
-    from engine.settings import Settings
+    from engine.core import resources
+    from engine.core.settings import Settings
 
     if not (resources.WORDNET_DEBIAN_DIR / "data.noun").is_file():
         pytest.skip(f"Debian WordNet is not installed in {resources.WORDNET_DEBIAN_DIR}")
@@ -348,8 +348,8 @@ def test_failed_download_is_one_line_and_silent(
 ) -> None:
     """The real ``nltk.download`` with the network refused: no traceback, no ``[nltk_data]``
     line, one ``ResourceError`` line naming both failures."""
-    from engine import resources
-    from engine.settings import Settings
+    from engine.core import resources
+    from engine.core.settings import Settings
 
     def no_debian(settings: Settings, source: Path = resources.WORDNET_DEBIAN_DIR) -> Path:
         raise resources.ResourceError(f"WordNet files missing in {tmp_path / 'empty'}: data.noun")

@@ -8,13 +8,10 @@ from collections.abc import Iterator
 import pytest
 
 from engine import cli
-from engine.candidates import generate_candidates
-from engine.edits import Edit, EditContext
-from engine.errors import InputError
-from engine.natlog.polarity import PolarizedToken, polarize
-from engine.natlog.relations import RELATION_ORDER, Relation
-from engine.natlog.setups import get_setup
-from engine.operators import (
+from engine.core.errors import InputError
+from engine.core.settings import Settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.operators import (
     Level,
     TokenOperator,
     base,
@@ -24,8 +21,11 @@ from engine.operators import (
     registered_operators,
     select_operators,
 )
+from engine.edits.records import Edit, EditContext
+from engine.natlog.polarity import PolarizedToken, polarize
+from engine.natlog.relations import RELATION_ORDER, Relation
+from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.settings import Settings
 
 ALGORITHM_1 = {
     "PerturbSyno": {Relation.EQUIVALENCE}, "PerturbHyper": {Relation.FORWARD}, "PerturbHypo": {Relation.REVERSE},
@@ -101,7 +101,7 @@ def test_altlm_without_a_back_end_proposes_nothing(settings) -> None:
 
 
 def test_a_new_operator_is_one_class(monkeypatch: pytest.MonkeyPatch, settings, capsys) -> None:
-    monkeypatch.setattr(base, "_REGISTRY", dict(base._REGISTRY))
+    monkeypatch.setattr(base, "_REGISTRY", base._REGISTRY.copy())
 
     @register_operator
     class Reduplicate(TokenOperator):

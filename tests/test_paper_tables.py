@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from engine.metrics import RunMetrics
-from engine.paper_tables import MEASURES, paper_pivot, to_latex
+from engine.reports.metrics import RunMetrics
+from engine.reports.paper_tables import MEASURES, paper_pivot, to_latex
 
 
 def metrics(run: str, setup: str, victim: str, data: str, asr: float, qn: float, system: str = "NatLog",

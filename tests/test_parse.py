@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.resources import ResourceError
 from engine.parse import parse, split_sentences, validate_text
 from engine.parse.spacy_ud import _Node, convert_arcs
 from engine.parse.stanza_ud import document_to_sentence
-from engine.resources import ResourceError
 
 
 def arcs(words_heads_deps: list[tuple[str, int, str, str]]) -> list[tuple[int, str]]:
@@ -166,7 +166,7 @@ def test_stanza_document_conversion() -> None:
 
 
 def test_stanza_without_models_names_the_fix() -> None:
-    from engine.resources import check_stanza_models
+    from engine.core.resources import check_stanza_models
 
     if check_stanza_models().found:
         pytest.skip("stanza models are installed here")
@@ -211,10 +211,10 @@ def test_premises_may_hold_several_sentences_but_not_nothing() -> None:
 def test_treebank_split_clitics_are_one_auxiliary() -> None:
     """HELP and ConjNLI write "I 'm", "We 've" (a space before the clitic); spaCy's tokenizer cuts
     those two in two, and the negation then landed inside ("I ' notm buying fruit")."""
-    from engine.candidates import generate_candidates
+    from engine.edits.candidates import generate_candidates
+    from engine.edits.operators import get_operator
     from engine.natlog.polarity import polarize
     from engine.natlog.setups import get_setup
-    from engine.operators import get_operator
 
     for text, clitic, lemma in (("I 'm buying fruit", "'m", "be"), ("We 've eaten", "'ve", "have")):
         sentence = parse(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.lexicon import wordnet, wordnet_animacy
+from engine.lexicon.relatives import wordnet, wordnet_animacy
 from engine.parse import load_parser, parse
 from engine.parse.repair import (
     predicate_candidate,

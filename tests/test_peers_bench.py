@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from bench import peers
-from engine.attack import AttackSearch
-from engine.datasets import read_pairs
-from engine.errors import InputError
+from engine.attack.search import AttackSearch
+from engine.core.errors import InputError
+from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
-from engine.runner import select_pairs
-from engine.victim import Victim, load_victim
+from engine.runs.runner import select_pairs
+from engine.victim.model import Victim, load_victim
 from runstore.vocab import LABELS, AttackStatus
 from tests.tiny_models import build_tiny_classifier
 
@@ -153,7 +153,7 @@ def test_recipes_freeze_the_premise_and_spend_at_most_the_budget(mixed_victim: V
 def natlog_run(tmp_settings, shared_data: Path, mixed_victim: Victim, tools):
     """A real NatLog E2E run (a small query budget) on six SNLI TEST pairs, in an annotation store."""
     from annotations.store import Store
-    from engine.runner import run_attacks
+    from engine.runs.runner import run_attacks
 
     settings = tmp_settings.with_overrides(query_budget=12)
     data = shared_data / "snli_test.tsv"

@@ -302,7 +302,7 @@ def test_definite_reading_is_a_setting() -> None:
     assert polarize(sentence).marked == "the↑ fluffy= cats= have↑ long↑ tails↑"
     assert polarize(sentence, conventions=Conventions(definite="existential")).marked == \
         "the↑ fluffy↑ cats↑ have↑ long↑ tails↑"
-    from engine.errors import InputError
+    from engine.core.errors import InputError
     with pytest.raises(InputError, match="definite reading"):
         Conventions(definite="generic")
 
@@ -312,7 +312,7 @@ def test_numeral_reading_is_a_setting() -> None:
     assert polarize(sentence).marked == "Two= men= carry= a= Christmas= tree="
     assert polarize(sentence, conventions=Conventions(numerals="at-least")).marked == \
         "Two↓ men↑ carry↑ a↑ Christmas↑ tree↑"
-    from engine.errors import InputError
+    from engine.core.errors import InputError
     with pytest.raises(InputError, match="numeral reading"):
         Conventions(numerals="about")
 

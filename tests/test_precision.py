@@ -15,12 +15,12 @@ from collections.abc import Iterator, Sequence
 import pytest
 import torch
 
-from engine.candidates import generate_candidates
+from engine.core.settings import Settings, get_settings
+from engine.edits.candidates import generate_candidates
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.relations import Relation
 from engine.parse import parse
-from engine.scoring import CausalLMScorer, Scorer, build_scorer
-from engine.settings import Settings, get_settings
+from engine.ranking.scoring import CausalLMScorer, Scorer, build_scorer
 
 # Real SNLI test hypotheses; every operator's candidates for every relation (the union of what the
 # six setups' first rounds generate) give 100, 76 and 66 distinct sentences.

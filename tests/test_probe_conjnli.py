@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.parse import parse
 from engine.probes import conjnli
 from engine.probes.record import ProbeItem

@@ -8,25 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine.errors import InputError
-from engine.probes import get_suite
-from engine.probes.equivalence import (
-    LAWS,
-    LAWS_BY_NAME,
-    FamilyLexicon,
-    Law,
-    Predication,
-    ProbeCheckError,
-    Verb,
-    build_family,
-    check,
-    equivalence_pairs,
-    generate,
-    realise,
-    report,
-)
-from engine.probes.hypothesis_only import hypothesis_only_baseline
-from engine.probes.logic import (
+from engine.core.errors import InputError
+from engine.logic.formulas import (
     And,
     Atom,
     Formula,
@@ -46,6 +29,23 @@ from engine.probes.logic import (
     simplify_negation,
     truth_table,
 )
+from engine.probes import get_suite
+from engine.probes.equivalence import (
+    LAWS,
+    LAWS_BY_NAME,
+    FamilyLexicon,
+    Law,
+    Predication,
+    ProbeCheckError,
+    Verb,
+    build_family,
+    check,
+    equivalence_pairs,
+    generate,
+    realise,
+    report,
+)
+from engine.probes.hypothesis_only import hypothesis_only_baseline
 from engine.probes.record import ProbeItem
 
 p, q, r = Atom("p"), Atom("q"), Atom("r")

@@ -8,7 +8,25 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.settings import Settings
+from engine.logic.situations import (
+    PERSON,
+    PLACE,
+    Const,
+    FormError,
+    Implies,
+    Not,
+    Quant,
+    Rel,
+    Var,
+    bounded_domain,
+    conj,
+    disj,
+    judge,
+    read_pair,
+    show_pair,
+)
 from engine.probes.fragments import (
     FRAGMENTS,
     LOGIC_FRAGMENTS,
@@ -26,25 +44,7 @@ from engine.probes.fragments import (
     taller,
     visited,
 )
-from engine.probes.situations import (
-    PERSON,
-    PLACE,
-    Const,
-    FormError,
-    Implies,
-    Not,
-    Quant,
-    Rel,
-    Var,
-    bounded_domain,
-    conj,
-    disj,
-    judge,
-    read_pair,
-    show_pair,
-)
 from engine.probes.suites import ProbeCheckError, get_suite
-from engine.settings import Settings
 from runstore.vocab import LABELS
 
 

@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import pytest
 
-from engine.errors import InputError
-from engine.probes.prover import (
+from engine.core.errors import InputError
+from engine.logic.prover import (
     VARIABLE,
     InconsistentTheory,
     Literal,

@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import f1_score
 
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.settings import PROJECT_ROOT
 from engine.probes.inoculation import InoculationPoint, InoculationSettings, inoculate, outcome, parse_ks
 from engine.probes.record import ProbeItem, read_items, write_items
 from engine.probes.runner import run_probe, summarize
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import Suite, get_suite, register_suite
 from engine.probes.svg_plot import inoculation_svg
-from engine.settings import PROJECT_ROOT
-from engine.victim import load_victim
+from engine.victim.model import load_victim
 from runstore import schema
 from runstore.probe_runs import ProbeResult
 from runstore.store import RunStore

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from engine.datasets import read_pairs
-from engine.errors import InputError
+from engine.attack.recipe import RECIPE_SETTINGS, attack_recipe, run_identity, victim_identity
+from engine.core.errors import InputError
+from engine.core.settings import PROJECT_ROOT, Settings
+from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
-from engine.recipe import RECIPE_SETTINGS, attack_recipe, run_identity, victim_identity
-from engine.runner import default_run_name, start_run
-from engine.settings import PROJECT_ROOT, Settings
+from engine.runs.runner import default_run_name, start_run
 from runstore.identity import describe_differences, differences
 from runstore.store import RunStore
 from tests.tiny_models import build_tiny_classifier

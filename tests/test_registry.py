@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from engine.errors import InputError
-from engine.registry import Registry
-from engine.settings import PROJECT_ROOT, SettingsError
+from engine.core.errors import InputError
+from engine.core.registry import Registry
+from engine.core.settings import PROJECT_ROOT, SettingsError
 
 SNAPSHOT = {
     "operators": ["PerturbSyno", "PerturbHyper", "PerturbHypo", "PerturbCoHyper", "PerturbAnto", "AltLM", "Deletion",
@@ -28,13 +28,13 @@ SNAPSHOT = {
 
 _LIST = """
 import json
-from engine.operators import operator_names
-from engine.constraints import registered_constraints
+from engine.edits.operators import operator_names
+from engine.constraints.chain import registered_constraints
 from engine.probes.suites import suite_names
 from engine.parse import PARSER_FACTORIES
-from engine.scoring import SCORER_FACTORIES
-from engine.fill_in import FILL_INS
-from engine.senses import WSD_STRATEGIES
+from engine.ranking.scoring import SCORER_FACTORIES
+from engine.ranking.fill_in import FILL_INS
+from engine.lexicon.senses import WSD_STRATEGIES
 print(json.dumps({
     "operators": list(operator_names()), "constraints": [c.name for c in registered_constraints()],
     "probe suites": suite_names(), "parsers": list(PARSER_FACTORIES.names()),
@@ -70,11 +70,11 @@ def test_a_registry_refuses_duplicates_and_names_the_known_ones() -> None:
 
 
 def test_unknown_component_names_are_one_line_errors() -> None:
-    from engine.fill_in import build_fill_in
+    from engine.core.settings import get_settings
+    from engine.lexicon.senses import build_sense_chooser
     from engine.parse import load_parser
-    from engine.scoring import build_scorer
-    from engine.senses import build_sense_chooser
-    from engine.settings import get_settings
+    from engine.ranking.fill_in import build_fill_in
+    from engine.ranking.scoring import build_scorer
 
     settings = get_settings()
     with pytest.raises(InputError, match="unknown parser 'udpipe'; known: spacy, stanza"):

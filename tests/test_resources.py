@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import resources
-from engine.settings import Settings
+from engine.core import resources
+from engine.core.settings import Settings
 
 
 def test_lexnames_has_45_numbered_lines() -> None:

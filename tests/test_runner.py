@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 
 from annotations.store import Store
-from engine.attack import AttackTools
-from engine.candidates import generate_candidates
-from engine.datasets import read_pairs
-from engine.models import lm_dtype_name
+from engine.attack.search import AttackTools
+from engine.data.readers import read_pairs
+from engine.edits.candidates import generate_candidates
 from engine.natlog.setups import Setup, get_setup
-from engine.runner import run_attacks, select_pairs
-from engine.victim import Victim
+from engine.ranking.models import lm_dtype_name
+from engine.runs.runner import run_attacks, select_pairs
+from engine.victim.model import Victim
 from runstore.store import RunStore
 from runstore.vocab import AttackStatus
 

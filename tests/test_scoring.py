@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.models import LoadedModel, load_causal_lm, load_masked_lm
-from engine.scoring import CausalLMScorer, MaskedLMScorer, build_scorer, rank
-from engine.settings import SettingsError, get_settings
+from engine.core.settings import SettingsError, get_settings
+from engine.ranking.models import LoadedModel, load_causal_lm, load_masked_lm
+from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, build_scorer, rank
 from tests.test_models import build_tiny_masked_lm
 
 SENTENCES = [
@@ -129,7 +129,7 @@ def test_rank_keeps_the_lowest_scores_first(tiny_mlm: LoadedModel) -> None:
 
 
 def test_unknown_scorer_is_a_settings_error() -> None:
-    with pytest.raises(SettingsError, match="not one of"):
+    with pytest.raises(SettingsError, match="unknown scorer .*; known: causal, masked"):
         build_scorer(get_settings(), "bleu")
 
 
@@ -143,7 +143,7 @@ def test_masked_scorer_from_settings(tmp_path: Path) -> None:
 def test_token_nll_in_chunks_is_exactly_one_flat_cross_entropy() -> None:
     """The chunked per-position NLL gives bit for bit what one cross-entropy over the whole
     flattened batch gives, for any width (one row per chunk, several rows, a ragged last chunk)."""
-    from engine.scoring import NLL_CHUNK_TOKENS, _token_nll
+    from engine.ranking.scoring import NLL_CHUNK_TOKENS, _token_nll
 
     generator = torch.Generator().manual_seed(0)
     for rows, width in ((7, 5), (3, NLL_CHUNK_TOKENS + 3), (11, 2)):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.settings import PROJECT_ROOT, SettingsError, load_settings
+from engine.core.settings import PROJECT_ROOT, SettingsError, load_settings
 
 
 def test_defaults_point_inside_the_project(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.natlog.relations import (
     RELATION_ORDER,
     WORD_RELATIONS,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
-from engine.training import CARD_FILE, DataSource, TrainConfig, train_victim
-from engine.victim import load_victim
+from engine.core.errors import InputError
+from engine.victim.model import load_victim
+from engine.victim.training import CARD_FILE, DataSource, TrainConfig, train_victim
 from runstore.vocab import LABELS
 from tests.tiny_models import build_tiny_classifier
 
@@ -82,8 +82,8 @@ def test_too_little_data(backbone: Path, tmp_path: Path, tmp_settings) -> None:
 
 
 def test_data_spec_limit_must_be_positive() -> None:
-    from engine.errors import InputError
-    from engine.training import DataSource
+    from engine.core.errors import InputError
+    from engine.victim.training import DataSource
 
     for bad in ("limit=0", "limit=-1"):
         with pytest.raises(InputError, match="limit must be at least 1"):

@@ -8,17 +8,17 @@ import dataclasses
 
 import pytest
 
-from engine import lexicon
-from engine.candidates import generate_candidates
-from engine.constraints import CheckContext, MaxEdits, ReparseCheck
-from engine.edits import Candidate
-from engine.inflection import inflect, is_mass_noun
+from engine.constraints.chain import CheckContext, MaxEdits, ReparseCheck
+from engine.core.settings import Settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.records import Candidate
+from engine.lexicon import relatives as lexicon
+from engine.lexicon.inflection import inflect, is_mass_noun
+from engine.lexicon.senses import SenseChooser, SenseContext, build_sense_chooser
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation
 from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.senses import SenseChooser, SenseContext, build_sense_chooser
-from engine.settings import Settings
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench import validity
-from engine.settings import PROJECT_ROOT
+from engine.core.settings import PROJECT_ROOT
 
 DEV = PROJECT_ROOT / "bench" / "validity"
 

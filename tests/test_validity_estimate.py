@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack import AttackTools, start_search
-from engine.candidates import generate_candidates
-from engine.errors import InputError
+from engine.attack.recipe import attack_recipe
+from engine.attack.search import AttackTools, start_search
+from engine.core.errors import InputError
+from engine.core.settings import SettingsError
+from engine.edits.candidates import generate_candidates
 from engine.natlog.setups import get_setup
-from engine.recipe import attack_recipe
-from engine.settings import SettingsError
 from engine.validity.estimate import SHIPPED, ValidityGate, ValidityModel
 from engine.validity.features import NO_HOPS, ValidityInput, WordEdit, word_edit, wordnet_link
-from engine.victim import Victim
+from engine.victim.model import Victim
 
 DEV = Path(__file__).resolve().parent.parent / "bench" / "validity"
 
@@ -78,7 +78,7 @@ def test_the_shipped_estimate_matches_the_engine_features(tools: AttackTools) ->
 def test_the_gate_drops_and_orders(tools: AttackTools, settings, contradictions) -> None:
     from engine.natlog.polarity import Conventions, polarize
     from engine.parse import parse
-    from engine.scoring import rank
+    from engine.ranking.scoring import rank
 
     assert tools.gate is not None
     pair = contradictions[0]

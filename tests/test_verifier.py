@@ -9,11 +9,11 @@ import sys
 
 import pytest
 
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.settings import Settings
 from engine.natlog.relations import Relation
 from engine.natlog.setups import get_setup
-from engine.settings import Settings
-from engine.verifier import UNKNOWN, self_check, verify
+from engine.natlog.verifier import UNKNOWN, self_check, verify
 
 F, R, N, A, C, I, E = (Relation.FORWARD, Relation.REVERSE, Relation.NEGATION, Relation.ALTERNATION,
                        Relation.COVER, Relation.INDEPENDENCE, Relation.EQUIVALENCE)

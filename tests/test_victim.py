@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.errors import InputError
-from engine.resources import ResourceError
-from engine.victim import load_victim, parse_label_map, resolve_labels
+from engine.core.errors import InputError
+from engine.core.resources import ResourceError
+from engine.victim.model import load_victim, parse_label_map, resolve_labels
 from runstore.vocab import LABELS
 from tests.tiny_models import build_tiny_classifier
 
@@ -120,8 +120,8 @@ def test_an_unknown_hub_id_fails_at_once_when_the_hub_is_out_of_reach(monkeypatc
     retries (the offline case of this machine and CI)."""
     from huggingface_hub import constants
 
-    from engine.resources import ResourceError
-    from engine.victim import hub_reachable, victim_labels
+    from engine.core.resources import ResourceError
+    from engine.victim.model import hub_reachable, victim_labels
 
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
     assert not hub_reachable()

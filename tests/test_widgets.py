@@ -6,11 +6,11 @@ from __future__ import annotations
 import dataclasses
 
 from app.widgets import derivation_lines, edit_place, probability_figure
-from engine.candidates import generate_candidates
+from engine.edits.candidates import generate_candidates
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.victim import Prediction
+from engine.victim.model import Prediction
 
 
 def test_edit_places_read_as_words() -> None:

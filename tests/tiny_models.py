@@ -7,7 +7,7 @@ from pathlib import Path
 import torch
 from transformers import AutoTokenizer, BertConfig, BertForSequenceClassification
 
-from engine.resources import minilm_path
+from engine.core.resources import minilm_path
 
 
 def build_tiny_classifier(

@@ -1,4 +1,9 @@
-"""Natural-logic core: relations and join, projectivity, triggers and scope, polarity, attack setups."""
+"""Natural-logic core: relations and join, projectivity, triggers and scope, polarity, attack setups,
+and the verifier (MacCartney's NatLog run forward over two sentences a few edits apart).
+
+In: a ``ParsedSentence`` (and, for the verifier, a premise and a hypothesis). Out: a
+``PolarizedSentence`` (each token's polarity and projection), setups, a verified relation.
+"""
 
 from engine.natlog.polarity import Polarity, PolarizedSentence, PolarizedToken, polarize
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation, join, join_sets, nli_label

@@ -3,7 +3,7 @@
 MacCartney (2009, §6) relates quantifiers by the sets of situations they describe, assuming
 non-empty restrictors: ``every ⊏ most ⊏ some``, ``some ^ no``, ``every | no``, and so on. This
 module is the one place those facts live. The verifier reads it to relate two sentences that
-differ by a determiner; the attack's determiner operator (:mod:`engine.operators.determiners`)
+differ by a determiner; the attack's determiner operator (:mod:`engine.edits.operators.determiners`)
 reads it to make such substitutions. A pair missing from the table has no licensed relation.
 
 Grammar comes with the table: each determiner says which heads it takes (a singular count noun,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.projectivity import Polarity
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.natlog.relations import Relation
 from runstore.vocab import NLILabel
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.natlog import projectivity as pj
 from engine.natlog.projectivity import Polarity, Projectivity
 from engine.parse.sentence import ParsedSentence, Token
@@ -48,7 +48,7 @@ NUMERAL_READINGS = ("exactly", "at-least")
 # (a hypernym ⊏, a co-hyponym |). "auto" picks per data set (engine.natlog.triggers.INDEFINITE_AUTO).
 INDEFINITE_READINGS = ("existential", "scene")
 INDEFINITE_SETTINGS = (*INDEFINITE_READINGS, "auto")
-#: The indefinite reading ``auto`` resolves to, per data reader (``engine.datasets.detect_format``:
+#: The indefinite reading ``auto`` resolves to, per data reader (``engine.data.readers.detect_format``:
 #: SNLI's TSV and JSONL, SICK); any other data (MNLI, HELP, ConjNLI, typed pairs) keeps the strict reading.
 INDEFINITE_AUTO = {"snli": "scene", "tsv": "scene", "jsonl": "scene", "sick": "scene"}
 #: An indefinite subject under the scene reading: its noun projects like a conjunct of the clause.

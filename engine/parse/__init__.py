@@ -1,4 +1,7 @@
-"""The parse stage: text -> :class:`ParsedSentence` (UD v2), via spaCy or stanza.
+"""The parse stage: text -> :class:`ParsedSentence` (UD v2), via spaCy or stanza, with repairs of
+known parser errors and the completeness check a hypothesis passes before it is attacked.
+
+In: text (one sentence). Out: a ``ParsedSentence`` (tokens with UD heads, relations and features).
 
 >>> sentence = parse("All the kids run")            # doctest: +SKIP
 >>> [(t.text, t.deprel) for t in sentence]           # doctest: +SKIP
@@ -12,10 +15,10 @@ from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Protocol
 
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.registry import Registry
+from engine.core.settings import Settings, get_settings
 from engine.parse.sentence import ParsedSentence, Token
-from engine.registry import Registry
-from engine.settings import Settings, get_settings
 
 _ABBREVIATIONS = {
     "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e",
@@ -86,8 +89,8 @@ PARSER_FACTORIES: Registry[Callable[[str], Parser]] = Registry("parser")
 
 @PARSER_FACTORIES.register("spacy")
 def _spacy_parser(spacy_model: str) -> Parser:
+    from engine.core.resources import ResourceError, spacy_model_status
     from engine.parse.spacy_ud import SpacyParser
-    from engine.resources import ResourceError, spacy_model_status
 
     status = spacy_model_status(spacy_model)
     if not status.found:

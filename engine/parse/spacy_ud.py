@@ -154,8 +154,8 @@ def _coordination(nodes: list[_Node]) -> None:
 
 def _wordnet_animacy() -> AnimacyTest | None:
     """WordNet-based animacy for the relative-clause repair, or None when WordNet is not installed."""
-    from engine.resources import ResourceError
-    from engine.wordnet_reader import wordnet, wordnet_animacy
+    from engine.core.resources import ResourceError
+    from engine.core.wordnet import wordnet, wordnet_animacy
 
     try:
         return wordnet_animacy(wordnet())

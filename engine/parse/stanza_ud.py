@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 
+from engine.core.resources import ResourceError, check_stanza_models
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
-from engine.resources import ResourceError, check_stanza_models
 
 
 def document_to_sentence(doc, text: str | None = None) -> ParsedSentence:

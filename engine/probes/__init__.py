@@ -1,5 +1,8 @@
 """Probe suites: generated (or released) NLI items with solver-derived labels, run on a victim.
 
+In: a suite name, a seed (or a released file). Out: ``ProbeItem`` records with derived labels, and a
+victim's predictions on them (probe runs in the store).
+
 Public API: :class:`ProbeItem`, :func:`read_items`, :func:`write_items`, :func:`get_suite`,
 :func:`suite_names`.
 """

@@ -4,14 +4,14 @@
 describes each pair by what it probes: ``category`` is the primary connective (below), ``group``
 the edit from premise to hypothesis (a conjunct ``removed``, ``added``, ``replaced``, or ``other``),
 ``meta`` whether a quantifier or a negation occurs and whether the edited coordination is boolean
-(with the reasons it may not be: :mod:`engine.conjuncts`).
+(with the reasons it may not be: :mod:`engine.edits.conjuncts`).
 
 The primary connective is the connective of the coordination the edit touches (in the premise
 for a removal or a replacement, in the hypothesis for an addition, the first one overlapping an
 edited word otherwise); failing that the premise's first coordination, then the hypothesis's; a
 coordinating word outside and/or/but/nor does not count; ``none`` when there is no coordination.
 
-``generate`` applies the conjunct edits of :mod:`engine.conjuncts` to the premises of a seeded
+``generate`` applies the conjunct edits of :mod:`engine.edits.conjuncts` to the premises of a seeded
 sample of the shared ConjNLI training file (a built-in sentence list when it is absent) and labels
 each by natural logic; edits of non-boolean coordinations or in non-monotone contexts carry no
 licensed label and are left out unless asked for (then tagged ``safe: False`` with the reasons).
@@ -26,9 +26,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.conjuncts import ConjunctEdit, Coordination, conjunct_edits, donor_phrases, find_coordinations, lexical_relation
-from engine.datasets import read_pairs
-from engine.errors import InputError
+from engine.core.errors import InputError
+from engine.core.settings import get_settings
+from engine.data.readers import read_pairs
+from engine.edits.conjuncts import (
+    ConjunctEdit,
+    Coordination,
+    conjunct_edits,
+    donor_phrases,
+    find_coordinations,
+    lexical_relation,
+)
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.projectivity import DOWNWARD, IDENTITY, NON_MONOTONE, Polarity, Projectivity
 from engine.natlog.relations import nli_label
@@ -36,7 +44,6 @@ from engine.natlog.triggers import MULTIWORD, NEGATORS, QUANTIFIERS
 from engine.parse import ParsedSentence, parse_many
 from engine.probes.record import ProbeItem
 from engine.probes.suites import Suite, register_suite
-from engine.settings import get_settings
 
 SUITE_NAME = "conjnli"
 CONNECTIVES = ("and", "or", "but", "nor")

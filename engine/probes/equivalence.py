@@ -7,7 +7,7 @@ instantiates R's left-hand schema with literals over the atoms p, q, r, the suit
 C (the negation of B where R does not apply in C). A ⇔ B and C ⇔ D give entailment items in both
 directions, A/C and B/D contradiction items, and near misses (one atom swapped for a new
 predicate or another person, or its polarity flipped) neutral ones. The label of every pair is
-what :func:`engine.probes.logic.nli_relation` says; the generator also asserts it is the label
+what :func:`engine.logic.formulas.nli_relation` says; the generator also asserts it is the label
 the pair's role promises (A-B must be an entailment), which is how an unsound law is caught, and
 re-runs :func:`check` on every item it emits. Copying labels would not do: the paper's own
 contradiction example for P ⇒ Q, ``P → Q`` against ``P → ¬Q``, is neutral (both hold when P is
@@ -26,8 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.errors import InputError
-from engine.probes.logic import (
+from engine.core.errors import InputError
+from engine.logic.formulas import (
     And,
     Atom,
     Formula,

@@ -6,15 +6,15 @@ well the natural-logic core agrees with the released monotonicity labels.
   LABEL``) or the folder of all fragments (each one's ``dev.tsv``).
 * :func:`generate` makes new items of each fragment. The six logic fragments (negation, boolean,
   quantifier, counting, conditional, comparative) are built as logical forms realised in the
-  released files' style and labelled by :func:`engine.probes.situations.judge`, which reasons over
+  released files' style and labelled by :func:`engine.logic.situations.judge`, which reasons over
   every situation consistent with the premise. The two monotonicity fragments substitute one word
   of a quantified sentence (a WordNet hypernym or hyponym, another determiner or numeral) and are
   labelled by the project's natural-logic core: the sentence is polarized
   (:func:`engine.natlog.polarity.polarize`), the word pair's lexical relation comes from
-  :func:`engine.verifier.word_relation`, and the relation projected through the word's context
+  :func:`engine.natlog.verifier.word_relation`, and the relation projected through the word's context
   gives the label. ``form`` keeps the derivation, so :func:`check` can re-derive every label.
 * :func:`monotonicity_agreement` relabels the released monotonicity items with the verifier
-  (:func:`engine.verifier.verify`: alignment, lexical relations, projection, join) and scores
+  (:func:`engine.natlog.verifier.verify`: alignment, lexical relations, projection, join) and scores
   its agreement with the released labels.
 """
 
@@ -28,13 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InputError
-from engine.inflection import fix_article, inflect
-from engine.natlog.polarity import PolarizedSentence, polarize
-from engine.natlog.relations import RELATION_ORDER, Relation
-from engine.parse import ParsedSentence, parse
-from engine.probes.record import ProbeItem
-from engine.probes.situations import (
+from engine.core.errors import InputError
+from engine.core.settings import Settings, get_settings
+from engine.lexicon.inflection import fix_article, inflect
+from engine.logic.situations import (
     PERSON,
     PLACE,
     Const,
@@ -53,9 +50,12 @@ from engine.probes.situations import (
     read_pair,
     show_pair,
 )
+from engine.natlog.polarity import PolarizedSentence, polarize
+from engine.natlog.relations import RELATION_ORDER, Relation
+from engine.natlog.verifier import UNKNOWN, verify, word_relation
+from engine.parse import ParsedSentence, parse
+from engine.probes.record import ProbeItem
 from engine.probes.suites import ProbeCheckError, Suite, register_suite
-from engine.settings import Settings, get_settings
-from engine.verifier import UNKNOWN, verify, word_relation
 from runstore.vocab import LABELS, NLILabel
 
 SUITE_NAME = "fragments"
@@ -782,7 +782,7 @@ def _scores(rows: Sequence[tuple[str, str]]) -> dict[str, Any]:
 def monotonicity_agreement(path: Path | str, limit: int | None = None,
                            settings: Settings | None = None) -> dict[str, Any]:
     """Relabel the released monotonicity items under ``path`` (a monotonicity file, or the
-    fragments folder) with :func:`engine.verifier.verify` and compare with the released labels:
+    fragments folder) with :func:`engine.natlog.verifier.verify` and compare with the released labels:
     overall, per fragment, and by how many places premise and hypothesis differ (1, 2, 3+),
     with the verifier's commonest reasons for leaving an item unlabelled. ``limit``: the first
     that many items of each fragment."""

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from engine.probes.record import ProbeItem
 from runstore.vocab import LABELS
 

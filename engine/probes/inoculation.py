@@ -16,13 +16,13 @@ from dataclasses import dataclass
 
 import torch
 
-from engine.datasets import NLIPair
-from engine.errors import InputError
-from engine.models import resolve_device
+from engine.core.errors import InputError
+from engine.core.settings import Settings
+from engine.data.readers import NLIPair
 from engine.probes.record import ProbeItem
-from engine.settings import Settings
-from engine.training import TrainConfig, fine_tune
-from engine.victim import Victim, load_victim, victim_location
+from engine.ranking.models import resolve_device
+from engine.victim.model import Victim, load_victim, victim_location
+from engine.victim.training import TrainConfig, fine_tune
 
 #: accuracy gain that counts as learning the probe, and original-benchmark drop that counts as a cost
 LEARNED_GAIN = 0.10

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.errors import InputError
+from engine.core.errors import InputError
 from runstore.vocab import LABELS
 
 REQUIRED_FIELDS = ("premise", "hypothesis", "label", "suite", "category")

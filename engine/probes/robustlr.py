@@ -2,7 +2,7 @@
 
 An item is a theory (facts and rules in English, the premise) and a statement (the hypothesis);
 RobustLR's True / False / Unknown become entailment / contradiction / neutral. Labels come from
-:mod:`engine.probes.prover`: forward chaining over the rules closed under contraposition, kept
+:mod:`engine.logic.prover`: forward chaining over the rules closed under contraposition, kept
 only where it agrees with exhaustive model checking (classical consequence restricted to
 literals) on a consistent theory.
 
@@ -45,8 +45,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from engine.errors import InputError
-from engine.probes.prover import (
+from engine.core.errors import InputError
+from engine.logic.prover import (
     AND,
     OR,
     VARIABLE,

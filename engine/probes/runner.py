@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.attack.recipe import model_identity
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import get_suite
-from engine.recipe import model_identity
-from engine.victim import Victim
+from engine.victim.model import Victim
 from runstore.probe_runs import ProbeResult, ProbeRun
 from runstore.store import RunStore
 from runstore.vocab import LABELS

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.core.registry import Registry
 from engine.probes.record import ProbeItem
-from engine.registry import Registry
 
 #: (items, predicted labels, probabilities in LABELS order) -> report name -> table rows
 Reporter = Callable[[Sequence[ProbeItem], Sequence[str], Sequence[Sequence[float]]], dict[str, list[dict[str, Any]]]]

@@ -23,14 +23,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engine.errors import InputError
-from engine.settings import PROJECT_ROOT, Settings, SettingsError, get_settings
+from engine.core.errors import InputError
+from engine.core.settings import PROJECT_ROOT, Settings, SettingsError, get_settings
 from engine.validity.features import FeatureExtractor, ValidityInput
 
 if TYPE_CHECKING:
-    from engine.edits import Candidate
-    from engine.models import SentenceEncoder
-    from engine.scoring import CausalLMScorer
+    from engine.edits.records import Candidate
+    from engine.ranking.models import SentenceEncoder
+    from engine.ranking.scoring import CausalLMScorer
 
 SHIPPED = PROJECT_ROOT / "engine" / "validity" / "estimator.json"
 
@@ -123,7 +123,7 @@ class ValidityEstimator:
     @classmethod
     def build(cls, settings: Settings, scorer: CausalLMScorer, encoder: SentenceEncoder) -> "ValidityEstimator | None":
         """The estimator ``settings.validity_estimate`` names (None when ``none``)."""
-        from engine.operators import registered_operators
+        from engine.edits.operators import registered_operators
 
         model = load_model(settings)
         if model is None:

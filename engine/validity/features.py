@@ -14,7 +14,7 @@ the setup's target label. :class:`FeatureExtractor` turns a batch of them into f
 - the sentence encoder (all-MiniLM-L6-v2): how close the new word is to the old, H* to H, and how
   much closer or farther H* is to P than H was;
 - the ranking LM (SmolLM2): log perplexity of H* minus that of H, and how expected H* is after
-  reading P compared with H after P (:meth:`engine.scoring.CausalLMScorer.conditional_nll`).
+  reading P compared with H after P (:meth:`engine.ranking.scoring.CausalLMScorer.conditional_nll`).
 
 The same function describes the labelled H* when the estimate is fitted (``bench/validity_estimator.py``)
 and each candidate when the search asks for an estimate, so the two cannot drift apart.
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from engine.settings import Settings, get_settings
+from engine.core.settings import Settings, get_settings
 
 if TYPE_CHECKING:
-    from engine.models import SentenceEncoder
-    from engine.scoring import CausalLMScorer
+    from engine.ranking.models import SentenceEncoder
+    from engine.ranking.scoring import CausalLMScorer
 
 TARGETS = ("entailment", "neutral", "contradiction")
 _WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'\-]*")
@@ -97,7 +97,7 @@ def wordnet_link(old: str, new: str, settings: Settings) -> tuple[int, float, fl
     """(hops, prior of old's connecting sense, prior of new's, depth of new's connecting sense) for
     the closest pair of senses of ``old`` and ``new`` (same part of speech, hypernym/hyponym paths
     of up to five hops, synonyms at 0). ``NO_HOPS`` and zero priors when none connects."""
-    from engine import lexicon
+    from engine.lexicon import relatives as lexicon
 
     reader = lexicon.wordnet(settings)
     best: tuple[int, float, float, int] = (NO_HOPS, 0.0, 0.0, 0)
@@ -126,7 +126,7 @@ def wordnet_link(old: str, new: str, settings: Settings) -> tuple[int, float, fl
 
 
 def _count(synset, lemma: str) -> int:
-    from engine.senses import sense_count
+    from engine.lexicon.senses import sense_count
 
     return sense_count(synset, lemma)
 

@@ -1,0 +1,488 @@
+"""The NatLogAttack search (Zheng & Zhu 2023, Section 3.4) on one pair.
+
+Only pairs the victim gets right are attacked. Each round generates the natural-logic
+candidates of the current hypothesis, ranks them by fluency and queries the victim in rank
+order until its prediction differs from the setup's target label. When a round's list is
+exhausted, the next round starts from the queried candidate with the lowest target-label
+probability. The search stops at success, when no candidate is left, or at
+``settings.query_budget`` queries (the original pair counts as one).
+
+The relation between the ORIGINAL hypothesis and the current one is composed across rounds
+with the join table; a round only asks for edits whose composition stays inside the setup's
+relation set. Each round's candidates then pass the constraint chain (:mod:`engine.constraints.chain`:
+the relation guard on the composed relation, the premise check for neutral targets, ...), which
+tallies what each constraint dropped in the round's ``rejected``.
+
+:class:`AttackSearch` runs one round per :meth:`AttackSearch.step` (the app's stepper and
+:func:`attack_pair` both use it); batch runs over data files are in :mod:`engine.runs.runner`.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from engine.constraints.chain import CheckContext, ConstraintChain
+from engine.core.errors import InputError
+from engine.core.settings import Settings, get_settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.records import Candidate, FillIn
+from engine.lexicon.senses import SenseChooser, build_sense_chooser
+from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
+from engine.natlog.projectivity import Polarity
+from engine.natlog.relations import RELATION_ORDER, Relation, join_sets, relation_symbols
+from engine.natlog.setups import Setup
+from engine.natlog.verifier import SelfCheck, self_check
+from engine.parse import ParsedSentence, parse, validate_premise, validate_text
+from engine.parse.completeness import incomplete_reason
+from engine.ranking.fill_in import build_fill_in
+from engine.ranking.scoring import CausalLMScorer, Scorer, build_scorer, rank
+from engine.validity.estimate import ValidityEstimate, ValidityGate
+from engine.validity.features import ValidityInput
+from engine.victim.model import Prediction, QueryCounter, Victim
+from runstore.records import AttackRecord
+from runstore.vocab import LABELS, AttackStatus, NLILabel
+
+Generator = Callable[..., list[Candidate]]
+PREFETCH = 8
+SKIP_REASON = "victim already wrong"
+INCOMPLETE_REASON = "hypothesis is not a complete sentence"
+SOURCE_CHECKS = ("complete", "off")
+
+
+class RoundOutcome(enum.StrEnum):
+    """How a round ended."""
+
+    SUCCESS = "success"  # a queried candidate left the target label
+    EXHAUSTED = "exhausted"  # every ranked candidate asked; the next round starts from the best
+    BUDGET = "budget"  # the query budget is spent
+    NO_CANDIDATES = "no-candidates"  # nothing left to ask
+    BELOW_VALIDITY = "below-validity"  # candidates there were, but every one's validity estimate was under min_validity
+    UNPARSABLE = "unparsable"  # the current hypothesis could not be parsed
+
+
+@dataclass(frozen=True)
+class Query:
+    """One candidate put to the victim: its prediction and whether it cost a query."""
+
+    text: str
+    prediction: Prediction
+    counted: bool
+    queries_so_far: int
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of the search, from ``hypothesis`` (whose relation to H is ``composed``)."""
+
+    index: int
+    hypothesis: str
+    composed: frozenset[Relation]
+    allowed: frozenset[Relation]
+    candidates: tuple[Candidate, ...]
+    rejected: dict[str, int]
+    revisited: int
+    queried: tuple[Query, ...]
+    outcome: RoundOutcome
+    chosen: int | None
+    seconds: float
+    rejected_by_operator: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The polarity mark of each ranked candidate's edit site (as :func:`edit_polarity`).
+    polarities: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "round": self.index, "hypothesis": self.hypothesis,
+            "composed": relation_symbols(self.composed), "allowed": relation_symbols(self.allowed),
+            "ranked": len(self.candidates), "rejected": dict(self.rejected),
+            "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
+            "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
+            "seconds": round(self.seconds, 3),
+            "queried": [
+                {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far,
+                 **({"polarity": self.polarities[k]} if k < len(self.polarities) else {})}
+                for k, (c, q) in enumerate(zip(self.candidates, self.queried))
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class DerivationStep:
+    """One edit on the path H -> H*: the candidate, its edit polarity, and H's relation to it."""
+
+    round: int
+    source: str
+    candidate: Candidate
+    polarity: str
+    composed: frozenset[Relation]
+
+    def to_json(self) -> dict[str, object]:
+        return {"round": self.round, "from": self.source, **self.candidate.to_json(),
+                "polarity": self.polarity, "composed": relation_symbols(self.composed)}
+
+
+@dataclass(frozen=True)
+class AttackResult:
+    """The outcome of attacking one pair, with its full trace.
+
+    ``status`` is ``success``, ``failed`` (``reason``: ``budget``, ``no-candidates`` or
+    ``unparsable: ...``) or
+    ``skipped`` (the victim was already wrong on the original pair).
+    """
+
+    premise: str
+    hypothesis: str
+    gold_label: NLILabel
+    setup: str
+    target_label: NLILabel
+    status: AttackStatus
+    reason: str
+    original: Prediction
+    adversarial: Prediction | None
+    adversarial_hypothesis: str | None
+    relation: frozenset[Relation]
+    derivation: tuple[DerivationStep, ...]
+    rounds: tuple[Round, ...]
+    queries: int
+    cache_hits: int
+    perplexity: float | None
+    seconds: float
+    # verify(H, H*) for a success: does the project's own logic re-derive the setup's relation?
+    self_check: SelfCheck | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "premise": self.premise, "hypothesis": self.hypothesis, "gold_label": self.gold_label,
+            "setup": self.setup, "target_label": self.target_label, "status": self.status,
+            "reason": self.reason, "original": self.original.to_json(),
+            "adversarial": self.adversarial.to_json() if self.adversarial else None,
+            "adversarial_hypothesis": self.adversarial_hypothesis, "relation": relation_symbols(self.relation),
+            "derivation": [s.to_json() for s in self.derivation],
+            "rounds": [r.to_json() for r in self.rounds], "queries": self.queries,
+            "cache_hits": self.cache_hits, "perplexity": self.perplexity, "seconds": round(self.seconds, 3),
+            "self_check": self.self_check.to_json() if self.self_check else None,
+        }
+
+    def to_record(self, pair_index: int, started: datetime, finished: datetime) -> AttackRecord:
+        """The store's record of this attack."""
+        won = self.status is AttackStatus.SUCCESS
+        return AttackRecord(
+            pair_index=pair_index, premise=self.premise, hypothesis=self.hypothesis,
+            gold_label=self.gold_label, status=self.status, source_label=self.gold_label,
+            target_label=self.target_label, original_prediction=self.original.label,
+            original_probabilities=dict(zip(LABELS, self.original.probs)),
+            adversarial_hypothesis=self.adversarial_hypothesis if won else None,
+            adversarial_prediction=self.adversarial.label if won and self.adversarial else None,
+            adversarial_probabilities=dict(zip(LABELS, self.adversarial.probs)) if won and self.adversarial else None,
+            queries=self.queries, cache_hits=self.cache_hits, perplexity=self.perplexity,
+            operators=tuple(s.candidate.operator for s in self.derivation) if won else (),
+            polarity="".join(s.polarity for s in self.derivation) if won else None,
+            derivation=[s.to_json() for s in self.derivation] if won else None,
+            trace={"reason": self.reason, "relation": relation_symbols(self.relation),
+                   "rounds": [r.to_json() for r in self.rounds], "seconds": round(self.seconds, 3),
+                   **({"self_check": self.self_check.to_json()} if self.self_check else {})},
+            started_at=started, finished_at=finished,
+        )
+
+
+def source_cut(parsed: ParsedSentence | None, settings: Settings) -> str | None:
+    """Why H (``parsed``) is not attacked as a sentence (``settings.source_check``), or ``None``.
+
+    ``complete`` (the default) skips a hypothesis cut off mid-sentence (see
+    :mod:`engine.parse.completeness`); ``off`` attacks every hypothesis as it is. An unparsable H
+    (``None``) is left to the first round, which reports it.
+    """
+    mode = settings.source_check
+    if mode not in SOURCE_CHECKS:
+        raise InputError(f"unknown source_check {mode!r}; use one of: {', '.join(SOURCE_CHECKS)}")
+    if mode == "off" or parsed is None:
+        return None
+    return incomplete_reason(parsed)
+
+
+def allowed_next(composed: frozenset[Relation], setup: Setup) -> frozenset[Relation]:
+    """Relations an edit may have so that H's composed relation to the result stays in the setup."""
+    return frozenset(r for r in RELATION_ORDER if join_sets(composed, {r}) <= setup.relations)
+
+
+def edit_polarity(polarized: PolarizedSentence, candidate: Candidate) -> str:
+    """The polarity mark of the word whose context projected the edit (``↑`` for whole-sentence edits)."""
+    if candidate.site is None:
+        return Polarity.UP.mark
+    return polarized.tokens[candidate.site].polarity.mark
+
+
+@dataclass
+class _State:
+    hypothesis: str
+    composed: frozenset[Relation]
+    derivation: list[DerivationStep]
+    alternated: set[str]
+    seen: set[str]
+
+
+class AttackSearch:
+    """The search on one pair, one round per :meth:`step`; the original pair is queried at once."""
+
+    def __init__(
+        self, premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim, *,
+        scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
+        ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
+        chain: ConstraintChain | None = None, senses: SenseChooser | None = None,
+        gate: ValidityGate | None = None,
+    ) -> None:
+        gold_label = NLILabel.parse(gold_label, "the pair's label")
+        if gold_label != setup.source_label:
+            raise InputError(
+                f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {gold_label!r}"
+            )
+        self.settings = settings or get_settings()
+        premise = validate_premise(premise, self.settings.max_chars)
+        hypothesis = validate_text(hypothesis, self.settings.max_chars)
+        self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
+        self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
+        self.chain = chain or ConstraintChain.default()
+        if gate is not None and self.settings.validity_estimate == "none":
+            gate = None
+        elif gate is not None and (gate.min_validity, gate.weight) != (self.settings.min_validity,
+                                                                      self.settings.validity_weight):
+            # The search follows its own settings (what its run's recipe records), not the tools' defaults.
+            gate = ValidityGate(gate.estimator, self.settings.min_validity, self.settings.validity_weight)
+        self.senses, self.gate = senses, gate
+        self.ppl_scorer = ppl_scorer or scorer
+        self._perplexity: float | None = None
+        self._h_score: float | None = None
+        self.counter: QueryCounter = victim.counter()
+        self.started = time.monotonic()
+        self.rounds: list[Round] = []
+        self.original = self.counter.predict_one(premise, hypothesis)
+        self._state = _State(hypothesis, frozenset({Relation.EQUIVALENCE}), [], set(), {hypothesis})
+        self._success: Prediction | None = None
+        self._self_check: SelfCheck | None = None
+        self._skipped = self.original.label != gold_label
+        self._reason = SKIP_REASON if self._skipped else ""
+        # H is parsed once: for the source check here, and again by the first round.
+        self._parsed_h: ParsedSentence | None = None
+        if not self._skipped:
+            try:
+                self._parsed_h = parse(hypothesis, settings=self.settings)
+            except InputError:
+                pass  # the first round reports it
+            cut = source_cut(self._parsed_h, self.settings)
+            if cut is not None:
+                self._skipped, self._reason = True, f"{INCOMPLETE_REASON}: {cut}"
+
+    @property
+    def done(self) -> bool:
+        return bool(self._reason)
+
+    @property
+    def budget_left(self) -> int:
+        return self.settings.query_budget - self.counter.queries
+
+    def step(self) -> Round:
+        """Run one round: generate, check (the constraint chain), rank, then query in rank order."""
+        if self.done:
+            raise InputError(f"the attack is over ({self._reason})")
+        began = time.monotonic()
+        state, setup = self._state, self.setup
+        start, start_composed = state.hypothesis, state.composed
+        allowed = allowed_next(start_composed, setup)
+        try:
+            parsed = self._parsed_h if start == self.hypothesis and self._parsed_h is not None else None
+            polarized = polarize(parsed or parse(start, settings=self.settings),
+                                 conventions=Conventions.of(self.settings))
+        except InputError as exc:
+            self._reason = f"unparsable: {exc}"
+            result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), {}, 0, (),
+                           RoundOutcome.UNPARSABLE, None, time.monotonic() - began)
+            self.rounds.append(result)
+            return result
+        proposed = self.generate(
+            polarized, allowed, setup=setup.name, settings=self.settings,
+            fill_in=self.fill_in, alternated=frozenset(state.alternated), senses=self.senses, premise=self.premise,
+        )
+        fresh = [c for c in proposed if c.text not in state.seen]
+        check = CheckContext(setup, self.premise, start_composed, len(state.derivation), polarized, self.settings,
+                             self.scorer, self._reference())
+        checked = self.chain.apply(fresh, check)
+        ranked = rank(checked.kept, self.scorer, self.settings.top_k)
+        state.seen.update(c.text for c in ranked)
+        rejected, by_operator = dict(checked.rejected), dict(checked.by_operator)
+        before_gate = len(ranked)
+        if self.gate is not None:
+            # The gate estimates the top_k by fluency (gating the whole checked list before the cut was
+            # measured too: slower, and no better on the dev set; docs/validity.md).
+            gated = self.gate.apply(ranked, premise=self.premise, hypothesis=self.hypothesis,
+                                    target=setup.target_label.value,
+                                    operators_so_far=[s.candidate.operator for s in state.derivation])
+            ranked = gated.kept
+            if self.gate.min_validity > 0:  # a gate that drops nothing is not counted as a check
+                rejected[ValidityGate.name] = gated.dropped
+            if gated.by_operator:
+                by_operator[ValidityGate.name] = gated.by_operator
+        queried = self._query(ranked)
+        chosen: int | None = None
+        outcome: RoundOutcome
+        if self._success is not None:
+            outcome, chosen = RoundOutcome.SUCCESS, len(queried) - 1
+        elif len(queried) < len(ranked):
+            outcome = RoundOutcome.BUDGET
+        elif not queried:
+            outcome = (RoundOutcome.BUDGET if self.budget_left <= 0 else
+                       RoundOutcome.BELOW_VALIDITY if before_gate else RoundOutcome.NO_CANDIDATES)
+        else:
+            chosen = min(range(len(queried)), key=lambda k: queried[k].prediction.prob(setup.target_label))
+            outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.EXHAUSTED
+        if chosen is not None:
+            self._advance(polarized, ranked[chosen])
+        if outcome is not RoundOutcome.EXHAUSTED:
+            self._reason = outcome.value
+        result = Round(
+            len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
+            rejected=rejected, rejected_by_operator=by_operator,
+            revisited=len(proposed) - len(fresh),
+            queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
+            polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
+        )
+        self.rounds.append(result)
+        return result
+
+    def explain(self, candidate: Candidate, round_index: int) -> ValidityEstimate | None:
+        """The validity estimate of a candidate of round ``round_index``, with what moved it (None
+        without a gate)."""
+        if self.gate is None:
+            return None
+        ops = [s.candidate.operator for s in self._state.derivation if s.round < round_index]
+        return self.gate.estimator.estimate([ValidityInput(
+            self.premise, self.hypothesis, candidate.text, (*ops, candidate.operator),
+            self.setup.target_label.value, len(ops) + 1)])[0]
+
+    def _advance(self, polarized: PolarizedSentence, pick: Candidate) -> None:
+        """Make ``pick`` the current hypothesis, composing its relation with H's."""
+        state = self._state
+        composed = join_sets(state.composed, {pick.relation})
+        state.derivation.append(DerivationStep(
+            len(self.rounds) + 1, state.hypothesis, pick, edit_polarity(polarized, pick), composed,
+        ))
+        if pick.lexical_relation is Relation.ALTERNATION and pick.new:
+            state.alternated.update(pick.new.lower().split())
+        state.hypothesis, state.composed = pick.text, composed
+
+    def _query(self, ranked: Sequence[Candidate]) -> list[Query]:
+        """Query in rank order until the prediction leaves the target label or the budget is spent.
+
+        On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
+        batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
+        passes while an early success wastes little; a candidate counts as a query only when the
+        search actually asks for it.
+        """
+        out: list[Query] = []
+        target = self.setup.target_label
+        window = PREFETCH
+        for k, candidate in enumerate(ranked):
+            pair = (self.premise, candidate.text)
+            fresh = pair not in self.counter.asked
+            if fresh and self.budget_left <= 0:
+                break
+            if fresh and not self.victim.cached(pair):
+                self.victim.predict([(self.premise, c.text) for c in ranked[k:k + min(window, self.budget_left)]])
+                window *= 2
+            prediction = self.counter.predict_one(*pair)
+            out.append(Query(candidate.text, prediction, fresh, self.counter.queries))
+            if prediction.label != target:
+                self._success = prediction
+                break
+        return out
+
+    def _reference(self) -> float:
+        """The ranking scorer's score of the original H (the fluency floor's reference), scored once."""
+        if self._h_score is None:
+            self._h_score = self.scorer.score([self.hypothesis])[0]
+        return self._h_score
+
+    def _hstar_perplexity(self, hstar: str | None) -> float | None:
+        """Causal-LM perplexity of the final H*, scored once."""
+        if hstar is not None and self._perplexity is None:
+            self._perplexity = self.ppl_scorer.score([hstar])[0]
+        return self._perplexity if hstar is not None else None
+
+    def run(self) -> "AttackResult":
+        """Step until the search ends and return the result."""
+        while not self.done:
+            self.step()
+        return self.result()
+
+    def result(self) -> "AttackResult":
+        """The result so far (final once :attr:`done`)."""
+        state = self._state
+        won = self._success is not None
+        status = (AttackStatus.SUCCESS if won else
+                  AttackStatus.SKIPPED if self._skipped else AttackStatus.FAILED)
+        hstar = state.hypothesis if won else None
+        if hstar is not None and self._self_check is None:
+            self._self_check = self_check(self.hypothesis, hstar, self.setup.relations, self.settings)
+        return AttackResult(
+            premise=self.premise, hypothesis=self.hypothesis, gold_label=self.gold_label,
+            setup=self.setup.name, target_label=self.setup.target_label, status=status,
+            reason=self._reason, original=self.original, adversarial=self._success,
+            adversarial_hypothesis=hstar, relation=state.composed, derivation=tuple(state.derivation),
+            rounds=tuple(self.rounds), queries=self.counter.queries, cache_hits=self.counter.cache_hits,
+            perplexity=self._hstar_perplexity(hstar),
+            seconds=time.monotonic() - self.started, self_check=self._self_check if won else None,
+        )
+
+
+@dataclass(frozen=True)
+class AttackTools:
+    """What an attack uses besides the victim: ranking scorer, perplexity scorer, AltLM, generator,
+    and the word-sense chooser."""
+
+    scorer: Scorer
+    ppl_scorer: Scorer
+    fill_in: FillIn | None
+    generate: Generator = generate_candidates
+    senses: SenseChooser | None = None
+    gate: ValidityGate | None = None
+
+    @classmethod
+    def build(cls, settings: Settings, alt_lm: bool | None = None) -> "AttackTools":
+        """The configured scorer (``settings.scorer``, ``settings.lm_dtype``), causal-LM perplexity
+        in float32 (the reported PPL does not depend on the ranking's precision), AltLM if wanted,
+        the word-sense chooser ``settings.wsd`` names, and the validity gate
+        (``settings.validity_estimate``, over the float32 causal LM and the sentence encoder)."""
+        from engine.ranking.models import load_sentence_encoder
+
+        scorer = build_scorer(settings)
+        ppl = build_scorer(settings, "causal", dtype="float32")
+        fill_in = build_fill_in(with_alt_lm(settings, alt_lm), scorer)
+        assert isinstance(ppl, CausalLMScorer)
+        gate = ValidityGate.build(settings, ppl, load_sentence_encoder(settings))
+        return cls(scorer, ppl, fill_in, senses=build_sense_chooser(settings), gate=gate)
+
+
+def with_alt_lm(settings: Settings, wanted: bool | None) -> Settings:
+    """Settings whose ``alt_lm`` follows a user's choice: None keeps the configured back-end
+    (``none`` by default), True turns AltLM on (``offline`` unless one is configured), False off."""
+    if wanted is None:
+        return settings
+    if not wanted:
+        return settings.with_overrides(alt_lm="none")
+    return settings if settings.alt_lm != "none" else settings.with_overrides(alt_lm="offline")
+
+
+def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
+                 tools: AttackTools, settings: Settings | None = None) -> AttackSearch:
+    """A new search on one pair (the original pair is queried now)."""
+    return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
+                        fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate,
+                        senses=tools.senses, gate=tools.gate)
+
+
+def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
+                tools: AttackTools, settings: Settings | None = None) -> AttackResult:
+    """Attack one pair to the end."""
+    return start_search(premise, hypothesis, gold_label, setup, victim, tools, settings).run()

@@ -1,0 +1,184 @@
+"""``attack`` (a data file, into the runs store) and ``attack-one`` (one pair, printed) subcommands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from engine.attack.search import AttackResult, AttackTools, attack_pair, with_alt_lm
+from engine.constraints.chain import describe_rejected
+from engine.core.errors import InputError
+from engine.core.settings import Settings, get_settings
+from engine.data.readers import FORMATS, read_pairs
+from engine.natlog.relations import format_relations
+from engine.natlog.setups import SETUPS, get_setup
+from engine.parse import validate_premise, validate_text
+from engine.ranking.scoring import SCORERS
+from engine.reports.metrics import run_metrics
+from engine.reports.tables import format_table, record_table
+from engine.runs.runner import alt_lm_in_use, default_run_name, run_attacks, start_run
+from engine.runs.worker import run_worker, worker_running
+from engine.victim.model import load_victim, victim_labels, victim_location
+from runstore import jobs
+from runstore.store import RunStore
+from runstore.vocab import LABELS, AttackStatus
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    a = sub.add_parser("attack", help="attack the pairs of a data file; results go to the store, pair by pair")
+    a.add_argument("--data", type=Path, required=True)
+    a.add_argument("--format", choices=FORMATS, default="auto")
+    a.add_argument("--split", default=None,
+                   help="SICK split (TRAIN, TRIAL, TEST); other files: their stable hash half, TRAIN or TEST "
+                        "(the offline victim trains on SNLI's TRAIN half, so attack --split TEST)")
+    _attack_options(a)
+    a.add_argument("--limit", type=int, default=None, help="attack a seeded sample of N pairs of the source label")
+    a.add_argument("--seed", type=int, default=0)
+    a.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    a.add_argument("--run-name", default=None,
+                   help="run name; rerun with the same name and recipe to resume (default: built from the setup, "
+                        "victim, data file and its content hash, split, limit and seed)")
+    a.add_argument("--include-trained", action="store_true",
+                   help="also attack pairs the victim trained on (left out by default; the run records it)")
+    a.add_argument("--workers", type=int, default=None,
+                   help="shard the pairs over N Ray actors (a local Ray unless --ray-address); this process "
+                        "stays the one writer to the store")
+    a.add_argument("--ray-address", default=None, help="an existing Ray cluster, e.g. HEAD:6379 (implies --workers)")
+    a.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs reserved per Ray actor (GPU clusters: 1)")
+    a.set_defaults(func=cmd_attack)
+
+    w = sub.add_parser("worker", help="run the batch jobs queued in a store (the app's Runs page queues them)")
+    w.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    w.set_defaults(func=cmd_worker)
+    j = sub.add_parser("jobs", help="list the store's batch jobs and their progress")
+    j.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    j.set_defaults(func=cmd_jobs)
+
+    o = sub.add_parser("attack-one", help="attack one premise-hypothesis pair and print the trace")
+    o.add_argument("--premise", required=True)
+    o.add_argument("--hypothesis", required=True)
+    o.add_argument("--label", required=True, choices=LABELS)
+    _attack_options(o)
+    o.add_argument("--json", action="store_true", help="print the full result as JSON")
+    o.set_defaults(func=cmd_attack_one)
+
+
+def _attack_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--setup", required=True, help=", ".join(SETUPS))
+    p.add_argument("--victim", default=None, help="'offline' (from train-victim), a model folder or hub id")
+    p.add_argument("--label-map", default=None, help="victim output order, e.g. entailment,neutral,contradiction")
+    p.add_argument("--budget", type=int, default=None, help="query budget per pair (default: settings, 500)")
+    p.add_argument("--top", type=int, default=None, help="candidates kept per round (default: settings.top_k)")
+    p.add_argument("--scorer", choices=SCORERS, default=None, help="ranking scorer (default: settings.scorer)")
+    p.add_argument("--alt-lm", dest="alt_lm", action="store_true", default=None,
+                   help="use the AltLM operator (off by default: its alternations rarely have evidence of disjointness)")
+    p.add_argument("--no-alt-lm", dest="alt_lm", action="store_false", help="leave out the AltLM operator")
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {}
+    for option, name in (("budget", "query_budget"), ("top", "top_k"), ("scorer", "scorer")):
+        value = getattr(args, option, None)
+        if value is not None:
+            overrides[name] = value
+    if overrides.get("query_budget", 1) < 1 or overrides.get("top_k", 1) < 1:  # type: ignore[operator]
+        raise InputError("--budget and --top must be at least 1")
+    return get_settings().with_overrides(**overrides)
+
+
+def cmd_attack(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    setup = get_setup(args.setup)
+    if args.limit is not None and args.limit < 1:
+        raise InputError("--limit must be at least 1")
+    if args.workers is not None and args.workers < 1:
+        raise InputError("--workers must be at least 1")
+    if args.gpus_per_worker < 0:
+        raise InputError("--gpus-per-worker must not be negative")
+    pairs = read_pairs(args.data, args.format, args.split)
+    victim_name = args.victim or settings.victim
+    name = args.run_name or default_run_name(setup.name, victim_name, args.data, args.limit, args.seed, args.split)
+    distributed = args.workers is not None or args.ray_address is not None
+    with RunStore.open(args.db or settings.db_path) as store:
+        # The run's identity is checked before any model loads: a resume with another recipe stops at once.
+        location = victim_location(victim_name, settings)
+        start_run(store, name, args.data, args.format, setup, victim_name, location,
+                  victim_labels(location, args.label_map), settings,
+                  alt_lm_in_use(settings, with_alt_lm(settings, args.alt_lm).alt_lm != "none"),
+                  limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained)
+        if distributed:
+            from engine.runs.distributed import run_attacks_distributed
+
+            report = run_attacks_distributed(
+                store, name, args.data, args.format, setup, victim_name, settings, workers=args.workers or 2,
+                address=args.ray_address, label_map=args.label_map, alt_lm=args.alt_lm, limit=args.limit,
+                seed=args.seed, split=args.split, pairs=pairs, gpus_per_worker=args.gpus_per_worker,
+                include_trained=args.include_trained,
+            )
+        else:
+            victim = load_victim(victim_name, args.label_map, settings)
+            tools = AttackTools.build(settings, alt_lm=args.alt_lm)
+            report = run_attacks(
+                store, name, args.data, args.format, setup, victim_name, victim, tools, settings,
+                limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained,
+            )
+        left_out = report.run.config.get("data", {}).get("trained_pairs_left_out", 0)
+        if left_out:
+            print(f"left out {left_out} pairs the victim trained on (--include-trained attacks them)")
+        print(f"run {report.run.name!r}: {report.selected} pairs selected, {report.resumed} already done, "
+              f"{report.attacked} attacked now ({report.successful} successful), "
+              f"{report.skipped} skipped (victim already wrong), {report.seconds:.1f} s")
+        print(record_table(run_metrics(store, report.run.name)))
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    db = Path(args.db or settings.db_path)
+    ran = run_worker(db, settings)
+    print(f"worker: {ran} job(s) run" if ran or not worker_running(db) else "worker: another worker is running")
+    return 0
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    with RunStore.open(args.db or settings.db_path) as store:
+        rows = [(j.id, j.run_name, j.spec.get("setup") or j.kind, j.status, jobs.progress(store, j), j.total,
+                 j.message or "") for j in jobs.jobs(store)]
+    print(format_table(["job", "run", "setup", "status", "done", "total", "message"], rows) if rows else "(no jobs)")
+    return 0
+
+
+def _print_result(result: AttackResult) -> None:
+    print(f"P:  {result.premise}\nH:  {result.hypothesis}")
+    print(f"setup {result.setup}: {result.gold_label} -> {result.target_label}; victim on (P, H): "
+          f"{result.original.label} " + " ".join(f"{l}={p:.2f}" for l, p in zip(LABELS, result.original.probs)))
+    for r in result.rounds:
+        dropped = describe_rejected(r.rejected)
+        print(f"round {r.index}: from {r.hypothesis!r} (H {format_relations(r.composed)} it), "
+              f"{len(r.candidates)} ranked, {len(r.queried)} queried, {dropped} -> {r.outcome}")
+    print(f"status: {result.status}{' (' + result.reason + ')' if result.status is AttackStatus.FAILED else ''}; "
+          f"queries {result.queries}, cache hits {result.cache_hits}, {result.seconds:.1f} s")
+    if result.status is AttackStatus.SUCCESS and result.adversarial is not None:
+        print(f"H*: {result.adversarial_hypothesis}  (victim: {result.adversarial.label}, "
+              f"PPL {result.perplexity:.1f}; H {format_relations(result.relation)} H*)")
+        for step in result.derivation:
+            c = step.candidate
+            print(f"  round {step.round}: {c.operator} {c.old!r} -> {c.new!r} ({c.lexical_relation.symbol} at "
+                  f"{step.polarity}, projects to {c.relation.symbol})")
+
+
+def cmd_attack_one(args: argparse.Namespace) -> int:
+    settings = _settings(args)
+    setup = get_setup(args.setup)
+    validate_premise(args.premise, settings.max_chars)  # fail before loading any model
+    validate_text(args.hypothesis, settings.max_chars)
+    victim = load_victim(args.victim or settings.victim, args.label_map, settings)
+    tools = AttackTools.build(settings, alt_lm=args.alt_lm)
+    result = attack_pair(args.premise, args.hypothesis, args.label, setup, victim, tools, settings)
+    if args.json:
+        print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
+    else:
+        _print_result(result)
+    return 0

@@ -1,0 +1,69 @@
+"""``report`` subcommand: ASR, QN and PPL per run, with the operator and polarity breakdowns.
+
+HVASR needs the human judgments of the annotation layer: ``python -m annotations report`` prints
+the same tables with it, through :func:`print_report`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from engine.core.errors import InputError
+from engine.core.settings import get_settings
+from engine.reports.metrics import Report, load_report, write_csv
+from engine.reports.tables import format_table, record_table
+from runstore.identity import diff_rows, recipe_rows
+from runstore.store import RunStore
+
+RUN_COLUMNS = ["run", "system", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
+               "asr", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean",
+               "qn_median", "ppl_mean", "seconds",
+               "recipe", "trained_pairs"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("report", help="ASR, QN and PPL per run, with breakdowns (with HVASR: python -m annotations report)")
+    r.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
+    r.add_argument("--run", default=None, help="only this run")
+    r.add_argument("--csv", type=Path, default=None,
+                   help="write the run table here, and the breakdowns beside it (-operator.csv, -polarity.csv)")
+    r.add_argument("--recipe", metavar="RUN", default=None,
+                   help="print RUN's whole stored recipe (operators, constraints, settings, victim, data, code)")
+    r.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), default=None,
+                   help="print the recipe fields in which two runs differ")
+    r.set_defaults(func=cmd_report)
+
+
+def print_report(tables: Report, csv: Path | None) -> None:
+    """Print the run table and both breakdowns; with ``csv``, write them beside each other."""
+    print(record_table(tables.runs, RUN_COLUMNS))
+    print("\nSuccessful attacks by operator\n" + record_table(tables.operators))
+    print("\nSuccessful attacks by polarity of the edit\n" + record_table(tables.polarity))
+    if csv is not None:
+        write_csv(tables.runs, csv)
+        write_csv(tables.operators, csv.with_name(f"{csv.stem}-operator.csv"))
+        write_csv(tables.polarity, csv.with_name(f"{csv.stem}-polarity.csv"))
+        print(f"\nwrote {csv} and its -operator/-polarity companions")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    settings = get_settings()
+    if args.db is not None and not args.db.is_file():
+        raise InputError(f"{args.db}: no such store file")
+    with RunStore.open(args.db or settings.db_path) as store:
+        if args.recipe is not None:
+            run = store.run(args.recipe)
+            print(f"run {run.name!r} (setup {run.setup}, victim {run.victim}, data {run.data_path}, seed {run.seed})")
+            print(format_table(["field", "value"], recipe_rows(run.config)))
+            return 0
+        if args.diff is not None:
+            first, second = (store.run(name) for name in args.diff)
+            rows = diff_rows({"setup": first.setup, "seed": first.seed, **first.config},
+                             {"setup": second.setup, "seed": second.seed, **second.config})
+            print(format_table(["field", first.name, second.name], rows) if rows
+                  else f"runs {first.name!r} and {second.name!r} have the same recipe")
+            return 0
+        tables = load_report(store, args.run)
+    print_report(tables, args.csv)
+    print("\n(HVASR comes from human judgments: python -m annotations report)")
+    return 0

@@ -1,1 +1,0 @@
-"""CLI subcommands, grouped by pipeline stage; each module exposes ``register(subparsers)``."""

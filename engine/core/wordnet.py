@@ -1,0 +1,58 @@
+"""The project's WordNet 3.0 reader and the WordNet animacy test: the lowest lexical layer, which
+the parser's repairs may use without reaching up to :mod:`engine.lexicon.relatives` (which re-exports both).
+
+In: settings (where the WordNet copy lies). Out: NLTK's WordNet reader; a ``Token -> bool`` test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from engine.core.resources import ResourceError, check_wordnet, use_nltk_data
+from engine.core.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from engine.parse.sentence import Token
+
+__all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "wordnet", "wordnet_animacy"]
+
+
+def wordnet(settings: Settings | None = None) -> Any:
+    """The NLTK WordNet reader over the project's WordNet 3.0 copy (raises ResourceError if absent)."""
+    return _wordnet(settings or get_settings())
+
+
+@lru_cache(maxsize=8)
+def _wordnet(settings: Settings) -> Any:
+    status = check_wordnet(settings)
+    if not status.found:
+        raise ResourceError(f"WordNet is missing: {status.fix}")
+    use_nltk_data(settings)
+    from nltk.corpus import wordnet as reader
+
+    reader.ensure_loaded()
+    return reader
+
+
+# Animacy (the relative-clause parse repair, and which modifiers fit a noun) ------------------
+
+ANIMATE_LEXNAMES = {"noun.person", "noun.animal", "noun.group"}
+INANIMATE_PRONOUNS = {"it", "this", "that", "which", "what", "something", "anything", "nothing", "everything"}
+
+
+def wordnet_animacy(reader: Any) -> Callable[[Token], bool]:
+    """Animacy from WordNet: a noun is animate when its most frequent sense is a person, animal or group.
+
+    Names and personal pronouns count as animate; nouns WordNet lacks too (no evidence to move a clause).
+    """
+    def is_animate(token: Token) -> bool:
+        if token.upos == "PROPN":
+            return True
+        if token.upos == "PRON":
+            return token.text.lower() not in INANIMATE_PRONOUNS
+        synsets = reader.synsets(token.lemma.lower(), "n")
+        return not synsets or synsets[0].lexname() in ANIMATE_LEXNAMES
+
+    return is_animate

@@ -1,0 +1,189 @@
+"""WordNet substitutions (Algorithm 1: PerturbSyno, PerturbHyper, PerturbHypo, PerturbCoHyper,
+PerturbAnto): replace a content word by a WordNet relative, re-inflected like the word it replaces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import ClassVar
+
+from engine.core.settings import Settings
+from engine.edits.operators.base import TokenOperator, register_operator
+from engine.edits.records import Edit, EditContext
+from engine.lexicon import relatives as lexicon
+from engine.lexicon.inflection import inflect, is_mass_noun
+from engine.lexicon.relatives import LIGHT_VERBS, NON_INTERSECTIVE
+from engine.lexicon.senses import SenseContext, choose_senses
+from engine.natlog.polarity import PolarizedToken
+from engine.natlog.relations import Relation
+from engine.parse import ParsedSentence
+
+
+def substitutable(tok: PolarizedToken) -> bool:
+    """Whether a word may be replaced as a unit: a WordNet content word, not part of a
+    compound/flat name, not a light verb or non-intersective modifier, alphabetic."""
+    t = tok.token
+    return (
+        t.upos in lexicon.WORDNET_POS
+        and t.deprel not in ("compound", "flat", "fixed", "goeswith")
+        and t.lemma.lower() not in NON_INTERSECTIVE | LIGHT_VERBS
+        and t.text.replace("-", "").isalpha()
+    )
+
+
+def compound_status(sentence: ParsedSentence, head_id: int, first_id: int, settings: Settings) -> bool | None:
+    """For the noun compound spanning words ``first_id``..``head_id`` ("Christmas tree"): None when
+    WordNet does not list it, else whether WordNet makes it a kind of its head (see
+    :func:`lexicon.compound_kind_of`)."""
+    head = sentence.token(head_id)
+    phrase = " ".join([*(sentence.token(j).text for j in range(first_id, head_id)), head.lemma])
+    return lexicon.compound_kind_of(phrase, head.lemma, settings)
+
+
+def heads_listed_compound(sentence: ParsedSentence, tok: PolarizedToken, settings: Settings) -> bool:
+    """Whether the token is the head of a noun compound WordNet lists as one word ("Christmas tree",
+    "ice cream"): such a unit is not substituted word by word."""
+    t = tok.token
+    modifiers = [c.id for c in sentence.children(t.id, "compound") if c.id < t.id]
+    if t.upos != "NOUN" or not modifiers or max(modifiers) != t.id - 1:
+        return False
+    return compound_status(sentence, t.id, min(modifiers), settings) is not None
+
+
+def predicative(sentence: ParsedSentence, tok: PolarizedToken) -> bool:
+    """Whether a noun is a predicate nominal ("They are dogs"): only there does a noun alternation
+    exclude the original. Elsewhere a noun phrase introduces someone or something ("eats bread",
+    "holds a dog", "There are people"), and disjoint classes do not make the sentences exclusive:
+    a man may eat bread and cake, hold a dog and a cat."""
+    return bool(sentence.children(tok.token.id, "cop"))
+
+
+# A multiword verb ending in one of these needs its object right after it ("look for", "stare at").
+PREPOSITIONS = frozenset({"for", "at", "to", "into", "onto", "on", "with", "about", "after", "of", "from", "by"})
+
+
+# WordNet's verb frames (wninput(5WN)): those without an object, and those with one.
+INTRANSITIVE_FRAMES = frozenset({1, 2, 3, 4, 6, 7, 12, 13, 22, 23, 27, 28, 32, 33, 35})
+TRANSITIVE_FRAMES = frozenset({5, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 24, 25, 30, 31})
+
+
+def verb_frames(rel: lexicon.LexicalRelative, settings: Settings) -> frozenset[int]:
+    """The sentence frames WordNet gives the relative's lemma in its synset (empty when unknown)."""
+    synset = lexicon.wordnet(settings).synset(rel.target)
+    name = rel.lemma.replace(" ", "_").lower()
+    for l in synset.lemmas():
+        if l.name().lower() == name:
+            return frozenset(l.frame_ids())
+    return frozenset(synset.frame_ids())
+
+
+def fits_slot(sentence: ParsedSentence, tok: PolarizedToken, rel: lexicon.LexicalRelative, settings: Settings) -> bool:
+    """Whether a relative can stand where the word is:
+
+    - a mass noun takes no "a/an" ("an equipment"), and a bare singular slot ("didn't get cake")
+      takes no count noun ("didn't get artifact");
+    - a verb keeps the slot's valency, by WordNet's sentence frames: where the original has a
+      direct object the substitute must take one, and where it has none the substitute must do
+      without ("Maria hasn't wolfed down", "is looking for on the bank", "songs cradled in the
+      semi-finals").
+    """
+    t = tok.token
+    if t.upos == "NOUN" and t.xpos == "NN":
+        determiners = sentence.children(t.id, "det") + sentence.children(t.id, "nmod:poss") + sentence.children(t.id, "nummod")
+        if any(c.lemma.lower() in ("a", "an") for c in determiners) and is_mass_noun(rel.lemma):
+            return False
+        if not determiners and is_mass_noun(t.lemma) and not is_mass_noun(rel.lemma):
+            return False
+    if t.upos == "VERB":
+        frames = verb_frames(rel, settings)
+        has_object = bool(sentence.children(t.id, "obj") or sentence.children(t.id, "iobj"))
+        clausal = bool(sentence.children(t.id, "ccomp") or sentence.children(t.id, "xcomp"))
+        if " " in rel.lemma and rel.lemma.split()[-1].lower() in PREPOSITIONS and not has_object:
+            return False
+        if frames and not clausal:
+            wanted = TRANSITIVE_FRAMES if has_object else INTRANSITIVE_FRAMES
+            if not frames & wanted:
+                return False
+    return True
+
+
+def substitutions(sentence: ParsedSentence, tok: PolarizedToken,
+                  found: Sequence[lexicon.LexicalRelative], settings: Settings) -> Iterator[Edit]:
+    """One edit per relative that fits the slot, inflected like the word it replaces (skipping
+    forms it already has)."""
+    t = tok.token
+    for rel in found:
+        form = inflect(rel.lemma, t.xpos, t.upos)
+        if form is None or form.lower() == t.text.lower() or (t.lemma.islower() and not form.islower()):
+            continue
+        if not fits_slot(sentence, tok, rel, settings):
+            continue
+        yield Edit(t.id - 1, t.id, tuple(form.split()), rel.relation, (rel.source, rel.target), rel.path)
+
+
+Finder = Callable[[str, str, Settings, "tuple[str, ...] | None"], Sequence[lexicon.LexicalRelative]]
+
+
+def word_senses(ctx: EditContext, lemma: str, upos: str) -> tuple[str, ...]:
+    """The senses of the word in H (and P) that its relatives are taken from (:mod:`engine.lexicon.senses`)."""
+    context = SenseContext(ctx.polarized.sentence.text, ctx.premise)
+    return choose_senses(ctx.senses, lemma, upos, context, ctx.settings)
+
+
+class WordNetSubstitution(TokenOperator):
+    """Substitute a content word by the relatives :attr:`finder` returns."""
+
+    finder: ClassVar[Finder]
+    #: Alternations are not repeated on a word an earlier round alternated.
+    alternation: ClassVar[bool] = False
+
+    def edits_at(self, ctx: EditContext, tok: PolarizedToken) -> Iterable[Edit]:
+        if (not substitutable(tok) or self.alternation and tok.token.text.lower() in ctx.alternated
+                or heads_listed_compound(ctx.polarized.sentence, tok, ctx.settings)
+                or self.alternation and tok.token.upos == "NOUN" and not predicative(ctx.polarized.sentence, tok)):
+            return ()
+        t = tok.token
+        chosen = word_senses(ctx, t.lemma, t.upos)
+        found = type(self).finder(t.lemma, t.upos, ctx.settings, chosen)
+        return substitutions(ctx.polarized.sentence, tok, found, ctx.settings)
+
+
+@register_operator
+class PerturbSyno(WordNetSubstitution):
+    name = paper_name = "PerturbSyno"
+    relations = frozenset({Relation.EQUIVALENCE})
+    description = "a WordNet synonym (≡)"
+    finder = lexicon.synonyms
+
+
+@register_operator
+class PerturbHyper(WordNetSubstitution):
+    name = paper_name = "PerturbHyper"
+    relations = frozenset({Relation.FORWARD})
+    description = "a WordNet hypernym (⊏)"
+    finder = lexicon.hypernyms
+
+
+@register_operator
+class PerturbHypo(WordNetSubstitution):
+    name = paper_name = "PerturbHypo"
+    relations = frozenset({Relation.REVERSE})
+    description = "a WordNet hyponym (⊐)"
+    finder = lexicon.hyponyms
+
+
+@register_operator
+class PerturbCoHyper(WordNetSubstitution):
+    name = paper_name = "PerturbCoHyper"
+    relations = frozenset({Relation.ALTERNATION})
+    description = "a co-hyponym sharing a direct hypernym (|)"
+    finder = lexicon.co_hyponyms
+    alternation = True
+
+
+@register_operator
+class PerturbAnto(WordNetSubstitution):
+    name = paper_name = "PerturbAnto"
+    relations = frozenset({Relation.ALTERNATION})
+    description = "a WordNet antonym (|)"
+    finder = lexicon.antonyms
+    alternation = True

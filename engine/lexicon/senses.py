@@ -1,0 +1,152 @@
+"""Word sense in context: which WordNet senses of a word the sentence means.
+
+WordNet lists senses by frequency, and the first is often not the one a sentence uses ("runner"
+is first a smuggler, "portrait" first a verbal portrayal). Substituting relatives of the wrong
+sense gives H* that no annotator accepts. A :class:`SenseChooser` ranks a word's synsets for its
+context; the lexical finders then follow the chosen senses only.
+
+- ``first`` (:class:`FirstSense`): WordNet's order, the most-frequent-sense baseline.
+- ``context`` (:class:`ContextSense`, default): the sentence encoder (all-MiniLM-L6-v2 offline)
+  compares the context (the hypothesis, with the premise when there is one) with each synset's
+  signature (its lemmas, gloss and examples), plus ``settings.wsd_prior`` times the log of the
+  sense's relative frequency in SemCor (WordNet's ``cntlist``), so that a weak contextual
+  preference does not overturn a strong prior.
+
+``bench/wsd.py`` measures both on WordNet's own example sentences (held out from the signatures).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from engine.core.registry import Registry
+from engine.core.settings import Settings, SettingsError
+from engine.lexicon import relatives as lexicon
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset
+
+    from engine.ranking.models import SentenceEncoder
+
+
+
+
+@dataclass(frozen=True)
+class SenseContext:
+    """Where a word is used: its sentence, and the premise when there is one."""
+
+    sentence: str
+    premise: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.sentence if not self.premise else f"{self.premise} {self.sentence}"
+
+
+class SenseChooser(Protocol):
+    """Ranks the WordNet senses of a word for a context, best first."""
+
+    name: str
+
+    def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]: ...
+
+
+def candidate_senses(lemma: str, upos: str, settings: Settings) -> list[Synset]:
+    """Every WordNet synset of ``lemma`` for a UD part of speech, in WordNet's frequency order."""
+    pos = lexicon.WORDNET_POS.get(upos)
+    if pos is None or not lemma.strip():
+        return []
+    found: list[Synset] = lexicon.wordnet(settings).synsets(lemma.strip().replace(" ", "_"), pos)
+    return found
+
+
+def sense_count(synset: Synset, lemma: str) -> int:
+    """How often ``lemma`` was tagged with ``synset`` in SemCor (``cntlist``; 0 when untagged)."""
+    key = lemma.strip().lower().replace(" ", "_")
+    for l in synset.lemmas():
+        if l.name().lower() == key:
+            return int(l.count())
+    return 0
+
+
+def signature(synset: Synset, leave_out: str | None = None) -> str:
+    """What a synset means, as text to embed: its lemmas, gloss and examples (minus ``leave_out``)."""
+    lemmas = ", ".join(lexicon.render(l.name()) for l in synset.lemmas()[:4])
+    examples = [e for e in synset.examples() if e != leave_out][:3]
+    return f"{lemmas}: {synset.definition()}" + "".join(f"; {e}" for e in examples)
+
+
+class FirstSense:
+    """WordNet's own order (by SemCor frequency): the most-frequent-sense baseline."""
+
+    name = "first"
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+
+    def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
+        return candidate_senses(lemma, upos, self.settings)
+
+
+class ContextSense:
+    """Cosine of the context with each sense's signature, plus a weighted log prior from cntlist."""
+
+    name = "context"
+
+    def __init__(self, encoder: SentenceEncoder, settings: Settings, prior: float | None = None) -> None:
+        self.encoder, self.settings = encoder, settings
+        self.prior = settings.wsd_prior if prior is None else prior
+        # Every WordNet operator asks about the same word of the same sentence: rank it once.
+        self._ranked: dict[tuple[str, str, SenseContext], list[Synset]] = {}
+
+    def scores(self, senses: Sequence[Synset], lemma: str, context: SenseContext,
+               leave_out: str | None = None) -> list[float]:
+        """One score per sense (higher is better)."""
+        vectors = self.encoder.encode([context.text, *(signature(s, leave_out) for s in senses)])
+        similarity = (vectors[1:] @ vectors[0]).tolist()
+        counts = [sense_count(s, lemma) for s in senses]
+        total = sum(counts) + len(counts)
+        return [sim + self.prior * math.log((n + 1) / total) for sim, n in zip(similarity, counts)]
+
+    def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
+        key = (lemma, upos, context)
+        if key not in self._ranked:
+            senses = candidate_senses(lemma, upos, self.settings)
+            if len(senses) >= 2:
+                scored = self.scores(senses, lemma, context)
+                senses = [senses[k] for k in sorted(range(len(senses)), key=lambda k: (-scored[k], k))]
+            if len(self._ranked) > 50_000:
+                self._ranked.clear()
+            self._ranked[key] = senses
+        return list(self._ranked[key])
+
+
+def choose_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: SenseContext,
+                  settings: Settings) -> tuple[str, ...]:
+    """The names of the ``settings.wordnet_senses`` best senses of the word in its context
+    (WordNet's first ones without a chooser)."""
+    ranked = chooser.rank(lemma, upos, context) if chooser is not None else candidate_senses(lemma, upos, settings)
+    return tuple(s.name() for s in ranked[: settings.wordnet_senses])
+
+
+def _context_sense(settings: Settings) -> SenseChooser:
+    from engine.ranking.models import load_sentence_encoder
+
+    return ContextSense(load_sentence_encoder(settings), settings)
+
+
+#: Word-sense strategies by name (``context`` loads the sentence encoder once).
+WSD_STRATEGIES: Registry[Callable[[Settings], SenseChooser]] = Registry("word-sense strategy (wsd)", SettingsError)
+WSD_STRATEGIES.add("first", FirstSense)
+WSD_STRATEGIES.add("context", _context_sense)
+
+
+def build_sense_chooser(settings: Settings) -> SenseChooser:
+    """The chooser ``settings.wsd`` names (see :data:`WSD_STRATEGIES`)."""
+    return WSD_STRATEGIES.get(settings.wsd)(settings)
+
+
+STRATEGIES = WSD_STRATEGIES.names()

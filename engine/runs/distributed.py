@@ -1,0 +1,156 @@
+"""Distributed attack runs on Ray: the pairs of a run are sharded over Ray actors, each holding its
+models once; results flow back to one writer, this process, which commits them to the SQLite store.
+
+Because only the driver writes, resume and the no-duplicates guarantee are those of a single
+process: a pair is stored once, when its result arrives; an interrupted run (Ctrl-C, a worker
+crash, a lost cluster) keeps every result already stored, and running the same command again
+attacks only the pairs not stored yet.
+
+Default: a local Ray started for the run (``workers`` actors, one CPU each). With an address, an
+existing cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the
+others); ``gpus_per_worker`` reserves GPUs per actor (one GPU per actor on a GPU cluster).
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from engine.attack.search import AttackTools, attack_pair, with_alt_lm
+from engine.core.errors import InputError
+from engine.core.settings import Settings
+from engine.data.readers import NLIPair, read_pairs
+from engine.natlog.setups import Setup, get_setup
+from engine.runs.runner import RunReport, alt_lm_in_use, data_settings, start_run
+from engine.victim.model import load_victim, victim_labels, victim_location
+from runstore.records import AttackRecord
+from runstore.store import RunStore
+from runstore.vocab import AttackStatus
+
+RAY_MISSING = "Ray is not installed: run `make setup` (Ray is in requirements.txt) or `pip install ray==2.60.0` to use --workers"
+
+
+def _ray() -> Any:
+    try:
+        import ray
+    except ImportError as exc:
+        raise InputError(RAY_MISSING) from exc
+    return ray
+
+
+class AttackWorker:
+    """One Ray actor: loads the victim and the attack tools once, then attacks pairs on request."""
+
+    def __init__(self, settings: Settings, victim_name: str, label_map: str | None, alt_lm: bool | None) -> None:
+        self.settings = settings
+        self.victim = load_victim(victim_name, label_map, settings)
+        self.tools = AttackTools.build(settings, alt_lm=alt_lm)
+
+    def attack(self, index: int, pair: NLIPair, setup_name: str) -> AttackRecord:
+        started = datetime.now(UTC)
+        result = attack_pair(pair.premise, pair.hypothesis, pair.label, get_setup(setup_name), self.victim,
+                             self.tools, self.settings)
+        return result.to_record(index, started, datetime.now(UTC))
+
+
+def start_ray(workers: int, address: str | None) -> Any:
+    """Connect to the cluster at ``address``, or start a local one with ``workers`` CPUs."""
+    ray = _ray()
+    if ray.is_initialized():
+        return ray
+    if address and address != "auto":
+        _reachable(address)
+    try:
+        if address:
+            ray.init(address=address, log_to_driver=False, include_dashboard=False)
+        else:
+            ray.init(num_cpus=workers, log_to_driver=False, include_dashboard=False)
+    except Exception as exc:  # Ray raises ConnectionError, RuntimeError or ValueError by version
+        where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+        raise InputError(f"cannot start or reach {where}: {str(exc).splitlines()[0] if str(exc) else exc}") from exc
+    return ray
+
+
+def run_attacks_distributed(
+    store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, settings: Settings, *,
+    workers: int, address: str | None = None, label_map: str | None = None, alt_lm: bool | None = None,
+    limit: int | None = None, seed: int = 0, split: str | None = None, pairs: Sequence[NLIPair] | None = None,
+    gpus_per_worker: float = 0.0, progress: bool = True, include_trained: bool = False,
+) -> RunReport:
+    """:func:`engine.runs.runner.run_attacks` over ``workers`` Ray actors, with this process as the one writer."""
+    if workers < 1:
+        raise InputError("--workers must be at least 1")
+    pairs = read_pairs(data, fmt, split) if pairs is None else pairs
+    settings = data_settings(settings, data, fmt)
+    location = victim_location(victim_name, settings)
+    # The same identity as a local run's (a run started here resumes locally and the other way round).
+    run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, location,
+                            victim_labels(location, label_map), settings,
+                            alt_lm_in_use(settings, with_alt_lm(settings, alt_lm).alt_lm != "none"),
+                            limit=limit, seed=seed, split=split, pairs=pairs, include_trained=include_trained)
+    ray = start_ray(workers, address)
+    done = store.done_pair_indices(run.id)
+    queue = [(k, p) for k, p in chosen if k not in done]
+    began = time.monotonic()
+    counts = dict.fromkeys(AttackStatus, 0)
+    remote = ray.remote(num_cpus=1, num_gpus=gpus_per_worker)(AttackWorker)
+    actors = [remote.remote(settings, victim_name, label_map, alt_lm) for _ in range(min(workers, max(1, len(queue))))]
+    total = len(queue)
+    bar = tqdm(total=total, desc=f"attack {setup.name} on {len(actors)} Ray workers", unit="pair",
+               disable=not progress)
+    pending: dict[Any, tuple[int, Any]] = {}
+    idle = list(actors)
+    failure: tuple[int, BaseException] | None = None
+    try:
+        while (queue and failure is None) or pending:
+            while queue and idle and failure is None:
+                index, pair = queue.pop(0)
+                actor = idle.pop()
+                pending[actor.attack.remote(index, pair, setup.name)] = (index, actor)
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            index, actor = pending.pop(ready[0])
+            try:
+                record = ray.get(ready[0])
+            except Exception as exc:  # a crashed actor or an error inside the attack
+                failure = failure or (index, exc)
+                continue  # keep collecting what the other workers finish
+            store.record_attack(run.id, record)  # the one writer: each result is stored once
+            counts[AttackStatus(record.status)] += 1
+            bar.update(1)
+            idle.append(actor)
+    finally:
+        bar.close()
+        for actor in actors:
+            ray.kill(actor)
+    if failure is not None:
+        index, error = failure
+        raise InputError(
+            f"a Ray worker failed on pair {index} ({type(error).__name__}: {_first_line(error)}); "
+            f"{sum(counts.values())} of {total} results were stored; run the same command again to resume")
+    store.finish_run(run.id)
+    skipped = counts[AttackStatus.SKIPPED]
+    attacked = sum(counts.values())
+    return RunReport(run, len(chosen), len(chosen) - total, attacked - skipped,
+                     counts[AttackStatus.SUCCESS], skipped, time.monotonic() - began)
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail fast, in one line, when nothing listens at HOST:PORT (Ray itself retries for minutes)."""
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise InputError(f"--ray-address must be HOST:PORT (the head's GCS port, 6379 by default), got {address!r}")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise InputError(f"cannot start or reach the Ray cluster at {address!r}: {exc.strerror or exc}") from exc
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else ""

@@ -1,0 +1,203 @@
+"""The batch-run worker: drains the store's job queue (:mod:`runstore.jobs`) in its own process.
+
+``python -m engine worker --db FILE`` runs queued jobs one after another and exits when the queue
+is empty; the app starts one with :func:`spawn_worker` whenever it queues a run. One worker per
+store file: a second one finds the lock taken and exits at once. A job's run is attacked with
+:func:`engine.runs.runner.run_attacks`, committing pair by pair, so the app reads live progress from
+the store and a cancelled or crashed job resumes where it stopped when queued again.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from engine.attack.search import AttackTools
+from engine.core.errors import InputError
+from engine.core.resources import ResourceError
+from engine.core.settings import Settings
+from engine.natlog.setups import get_setup
+from engine.runs.runner import run_attacks
+from engine.victim.model import load_victim, offline_victim_dir
+from engine.victim.training import (
+    OFFLINE_EVAL,
+    OFFLINE_TRAIN,
+    DataSource,
+    TrainConfig,
+    TrainingStopped,
+    train_victim,
+)
+from runstore import jobs
+from runstore.store import RunStore
+
+#: The keys of a job's spec (the Runs page and ``engine attack`` fill the same parameters).
+SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed", "include_trained")
+
+
+def lock_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".worker.lock")
+
+
+def log_path(db_path: Path) -> Path:
+    return db_path.with_name(db_path.name + ".worker.log")
+
+
+@contextmanager
+def worker_lock(db_path: Path) -> Iterator[bool]:
+    """Hold the store's worker lock while inside; yields False (without waiting) when another
+    process holds it."""
+    path = lock_path(db_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def worker_running(db_path: Path) -> bool:
+    """Whether a worker holds this store's lock now."""
+    with worker_lock(db_path) as mine:
+        return not mine
+
+
+def check_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """The spec with its keys checked (InputError naming what is wrong)."""
+    unknown = set(spec) - set(SPEC_KEYS)
+    if unknown:
+        raise InputError(f"unknown job parameters: {', '.join(sorted(unknown))}")
+    for key in ("data", "setup"):
+        if not spec.get(key):
+            raise InputError(f"a job needs {key!r}")
+    get_setup(spec["setup"])
+    limit = spec.get("limit")
+    if limit is not None and int(limit) < 1:
+        raise InputError("limit must be at least 1")
+    return spec
+
+
+def execute(store: RunStore, job: jobs.Job, settings: Settings, tools: AttackTools | None = None) -> str:
+    """Run one claimed job to its end; returns the final status (the job row is updated)."""
+    spec = check_spec(job.spec)
+    victim_name = spec.get("victim") or settings.victim
+    victim = load_victim(victim_name, spec.get("label_map") or None, settings)
+    tools = tools or AttackTools.build(settings)
+    report = run_attacks(
+        store, job.run_name, Path(spec["data"]), spec.get("format") or "auto", get_setup(spec["setup"]),
+        victim_name, victim, tools, settings, limit=spec.get("limit"), seed=int(spec.get("seed") or 0),
+        split=spec.get("split") or None, progress=False,
+        should_stop=lambda: jobs.cancel_requested(store, job.id),
+        on_start=lambda run, total: jobs.set_total(store, job.id, total),
+        include_trained=bool(spec.get("include_trained")),
+    )
+    status = "cancelled" if report.stopped else "done"
+    message = (f"{report.attacked} attacked, {report.successful} successful, {report.skipped} skipped"
+               + (" (stopped on request; queue it again to resume)" if report.stopped else ""))
+    jobs.finish(store, job.id, status, message)
+    return status
+
+
+TRAIN_JOB = "train-victim"
+TRAIN_JOB_NAME = "offline victim"
+
+
+def offline_training(settings: Settings, backbone: str | None = None) -> tuple[TrainConfig, list[DataSource]]:
+    """The offline victim's recipe (:data:`engine.victim.training.OFFLINE_TRAIN`) on ``backbone`` (default
+    ``settings.backbone``), with its held-out evaluation; an InputError when the shared data is missing."""
+    base = settings.shared_data_dir
+    if not base.is_dir():
+        raise InputError(f"the offline victim trains on the shared NLI data, not found at {base} "
+                         "(set NATLOG_SHARED_DATA_DIR, or use a hub victim)")
+    config = TrainConfig(backbone=backbone or settings.backbone,
+                         train=tuple(DataSource.parse(spec, base) for spec in OFFLINE_TRAIN))
+    return config, [DataSource.parse(spec, base) for spec in OFFLINE_EVAL]
+
+
+def offline_victim_ready(settings: Settings) -> bool:
+    """Whether the offline victim is trained (its folder is complete)."""
+    return (offline_victim_dir(settings) / "config.json").is_file()
+
+
+def queue_offline_victim(store: RunStore, settings: Settings, backbone: str | None = None) -> jobs.Job | None:
+    """Queue the offline victim's training unless it is trained or already queued; returns the open
+    training job (None when the victim is ready). The caller starts a worker."""
+    if offline_victim_ready(settings):
+        return None
+    current = jobs.open_job(store, TRAIN_JOB)
+    if current is not None:
+        return current
+    offline_training(settings, backbone)  # refuse now, in one line, when the data is missing
+    return jobs.enqueue(store, TRAIN_JOB_NAME, {"backbone": backbone or settings.backbone}, kind=TRAIN_JOB)
+
+
+def execute_training(store: RunStore, job: jobs.Job, settings: Settings) -> str:
+    """Train the offline victim for a claimed ``train-victim`` job, reporting its steps."""
+    config, evaluation = offline_training(settings, job.spec.get("backbone"))
+    last = [0.0]
+
+    def on_step(step: int, total: int) -> None:
+        now = time.monotonic()
+        if step == total or now - last[0] >= 1.0:  # one write a second at most
+            last[0] = now
+            jobs.set_progress(store, job.id, step, total)
+
+    try:
+        result = train_victim(config, settings, offline_victim_dir(settings), evaluation, progress=False,
+                              on_step=on_step, should_stop=lambda: jobs.cancel_requested(store, job.id))
+    except TrainingStopped as exc:
+        jobs.finish(store, job.id, "cancelled", str(exc))
+        return "cancelled"
+    card = result.card
+    held_out = "; ".join(f"{name} {acc['accuracy']:.3f}" for name, acc in card["accuracy"].items())  # type: ignore[attr-defined]
+    jobs.finish(store, job.id, "done", ("reused the trained victim" if result.reused else
+                                        f"trained {card['steps']} steps in {card['train_seconds']} s") +
+                f"; accuracy {held_out}")
+    return "done"
+
+
+def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = None) -> int:
+    """Drain the queue of ``db_path``; returns how many jobs ran (0 when another worker holds the lock)."""
+    ran = 0
+    with worker_lock(db_path) as mine:
+        if not mine:
+            return 0
+        with RunStore.open(db_path) as store:
+            jobs.recover_orphans(store)
+            while (job := jobs.claim_next(store, os.getpid())) is not None:
+                ran += 1
+                try:
+                    if job.kind == TRAIN_JOB:
+                        execute_training(store, job, settings)
+                        continue
+                    tools = tools or AttackTools.build(settings)  # the LMs load once for every job
+                    execute(store, job, settings, tools)
+                except (InputError, ResourceError) as exc:
+                    jobs.finish(store, job.id, "failed", str(exc))
+                except Exception as exc:  # a worker outlives one bad job; the traceback goes to the log
+                    traceback.print_exc()
+                    jobs.finish(store, job.id, "failed", f"{type(exc).__name__}: {exc} (see {log_path(db_path)})")
+    return ran
+
+
+def spawn_worker(db_path: Path) -> bool:
+    """Start a detached worker for ``db_path`` unless one is running; True when one was started.
+    Its output goes to ``<store>.worker.log`` beside the store."""
+    if worker_running(db_path):
+        return False
+    with log_path(db_path).open("a") as log:
+        subprocess.Popen([sys.executable, "-m", "engine", "worker", "--db", str(db_path)],
+                         stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+    return True
