@@ -113,6 +113,16 @@ def candidate_pairs(sources: Iterable[str] | None = None) -> list[tuple[str, int
     return out
 
 
+def having_words(pool: list[tuple[str, int, NLIPair]], words: str) -> list[tuple[str, int, NLIPair]]:
+    """The pairs of ``pool`` whose H has one of ``words`` (comma-separated, whole words, any case);
+    all of them when ``words`` is empty: a sample stratified by the word an operator needs."""
+    wanted = [w.strip() for w in words.split(",") if w.strip()]
+    if not wanted:
+        return pool
+    having = re.compile(r"\b(?:" + "|".join(map(re.escape, wanted)) + r")\b", re.IGNORECASE)
+    return [(src, k, p) for src, k, p in pool if having.search(p.hypothesis)]
+
+
 def choose_pairs(pool: list[tuple[str, int, NLIPair]], label: str, count: int,
                  rng: random.Random) -> list[tuple[str, int, NLIPair]]:
     """``count`` pairs of ``pool`` with the gold ``label``, shuffled by ``rng`` and taken from each
@@ -143,7 +153,7 @@ def with_texts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def generate(args: argparse.Namespace) -> None:
     settings = get_settings()
     began = time.monotonic()
-    pool = candidate_pairs(ATTACK_SOURCES)
+    pool = having_words(candidate_pairs(ATTACK_SOURCES), args.hypothesis_has)
     victim = load_victim("offline", settings=settings)
     tools = AttackTools.build(settings)  # the configured AltLM back-end (none by default)
     print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
@@ -188,10 +198,7 @@ def sample_candidates(args: argparse.Namespace) -> None:
     settings = get_settings()
     tools = AttackTools.build(settings)
     senses = build_sense_chooser(settings)
-    pool = candidate_pairs()
-    if words := [w.strip().lower() for w in args.hypothesis_has.split(",") if w.strip()]:
-        having = re.compile(r"\b(?:" + "|".join(map(re.escape, words)) + r")\b", re.IGNORECASE)
-        pool = [(src, k, p) for src, k, p in pool if having.search(p.hypothesis)]
+    pool = having_words(candidate_pairs(), args.hypothesis_has)
     seen_ops: dict[str, int] = defaultdict(int)
     only = {op for op in args.operators.split(",") if op}
     rows: list[dict[str, Any]] = []
@@ -408,6 +415,8 @@ def main() -> None:
     g.add_argument("--per-setup", type=int, default=60)
     g.add_argument("--setups", default=",".join(SETUPS))
     g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--hypothesis-has", default="",
+                   help="attack only pairs whose H has one of these words (comma-separated), e.g. 'or'")
     g.add_argument("--out", type=Path, required=True)
     g.set_defaults(func=generate)
     c = sub.add_parser("sample-candidates", help="first-round candidates to label, spread over the operators")

@@ -106,3 +106,13 @@ def test_expected_calibration_error_by_hand() -> None:
     # [0.9, 1.0] holds p = 0.9, 1.0 with outcomes 1, 1 (mean 1 vs 0.95: 0.05 off); equal weights.
     assert expected_calibration_error([0, 1, 1, 1], [0.2, 0.2, 0.9, 1.0]) == pytest.approx(0.5 * 0.3 + 0.5 * 0.05)
     assert expected_calibration_error([1, 0], [1.0, 0.0]) == 0.0
+
+
+def test_a_sample_stratified_by_a_word_keeps_whole_words_only() -> None:
+    from engine.data.readers import NLIPair
+
+    pool = [("s", k, NLIPair(pair_id=str(k), premise="P.", hypothesis=h, label="entailment", source="s", line=k))
+            for k, h in enumerate(["A dog or a cat.", "An ORange sky.", "Tea OR coffee.", "Nothing here."])]
+    assert [k for _, k, _ in validity.having_words(pool, "or")] == [0, 2]
+    assert [k for _, k, _ in validity.having_words(pool, " or , and ")] == [0, 2]
+    assert validity.having_words(pool, "") == pool

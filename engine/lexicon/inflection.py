@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
+from engine.core.words import NEGATION_WORDS
 from engine.lexicon.morphology import all_inflections, inflections, lemmas
 from engine.parse import ParsedSentence
 
-NEGATION_WORDS = frozenset({"not", "n't", "never", "no", "none", "nobody", "nothing", "neither", "nor", "without"})
 _AN_EXCEPTIONS = re.compile(r"^(eu|ewe|one|once|uni(?!n)|unani|use|usu|ura|uri|ure|uti|u[bcfgklmprstvz][aeiou]|ufo)", re.I)
 _A_EXCEPTIONS = re.compile(r"^(hour|honest|honor|honour|heir|herb(?!al)|[aefhilmnorsx]$|[aefhilmnorsx]-|mba|fbi)", re.I)
 _DO = {"VBZ": "does", "VBD": "did", "VBP": "do", "VB": "do"}

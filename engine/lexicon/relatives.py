@@ -24,7 +24,7 @@ from engine.core.settings import Settings, get_settings
 # The reader and the animacy test live one layer down (the parser uses them); re-exported here.
 from engine.core.wordnet import wordnet as wordnet
 from engine.core.wordnet import wordnet_animacy as wordnet_animacy
-from engine.lexicon.inflection import NEGATION_WORDS
+from engine.core.words import NEGATION_WORDS
 from engine.natlog.relations import Relation
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.core.errors import InputError
+from engine.core.words import NEGATIVE_ADVERBS
 from engine.natlog import projectivity as pj
 from engine.natlog.projectivity import Polarity, Projectivity
 from engine.parse.sentence import ParsedSentence, Token
@@ -106,7 +107,7 @@ MULTIWORD: dict[tuple[str, ...], tuple[str, Signature, Projectivity | None]] = {
     ("fewer", "than"): ("fewer than", pj.AT_MOST_N, pj.UPWARD),
     ("exactly",): ("exactly", pj.EXACTLY_N, pj.EXACT_NUMBER),
 }
-NEGATORS = {"not", "n't", "never"}
+NEGATORS = NEGATIVE_ADVERBS  # the negators of the marker (engine/core/words.py)
 # Nouns whose complement they deny or doubt ("no doubt that S", "the lack of water"): downward.
 NEGATIVE_NOUNS: dict[str, Projectivity] = {
     "doubt": pj.DOWNWARD, "denial": pj.DOWNWARD, "refusal": pj.DOWNWARD,

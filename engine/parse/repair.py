@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from engine.core.words import NEGATIVE_ADVERBS
 from engine.lexicon.morphology import all_lemmas, inflections
 from engine.parse.sentence import ParsedSentence, Token
 
@@ -331,7 +332,6 @@ def repair_relative_attachment(sentence: ParsedSentence, is_animate: AnimacyTest
 
 
 RELATIVE_WORDS = {"who", "whom", "that", "which"}
-NEGATION_WORDS = {"not", "n't", "never"}
 NOMINAL_PHRASE = {"DET", "ADJ", "NUM", "NOUN", "PROPN", "PRON"}
 
 
@@ -371,7 +371,7 @@ def _main_verb_after(sentence: ParsedSentence, start: int, margins: VerbMargins,
         if token.upos == "AUX" or token.xpos == "MD":
             group = token.id
             verb = next((t for t in sentence.tokens[token.id:]
-                         if t.upos not in ("AUX", "PART", "ADV") and t.text.lower() not in NEGATION_WORDS), None)
+                         if t.upos not in ("AUX", "PART", "ADV") and t.text.lower() not in NEGATIVE_ADVERBS), None)
             return (group, verb.id, "") if verb is not None and verb.upos == "VERB" else None
         tag = _finite_reading(sentence, token, margins, subject, confident=True)
         if tag is not None and token.upos in ("VERB", "NOUN", "ADJ"):

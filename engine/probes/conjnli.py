@@ -48,7 +48,7 @@ from engine.probes.suites import Suite, register_suite
 SUITE_NAME = "conjnli"
 CONNECTIVES = ("and", "or", "but", "nor")
 EDIT_GROUPS = ("removed", "added", "replaced", "other")
-NEGATION_WORDS = frozenset(NEGATORS | {"no", "neither", "nor"})
+NEGATION_WORDS = frozenset(NEGATORS | {"no", "neither", "nor"})  # core/words.py lists, composed
 # Articles are existential quantifiers to the marker, but every sentence has one: they do not count.
 QUANTIFIER_WORDS = frozenset(QUANTIFIERS) - {"a", "an"}
 TRAIN_FILE = Path("conjnli") / "adversarial_train_15k.tsv"

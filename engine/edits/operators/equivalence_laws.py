@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import ClassVar
 
+from engine.core.words import NOT_PARTICLES
 from engine.edits.conjuncts import Coordination, Phrase, conjunct_phrase, find_coordinations, render
 from engine.edits.operators.base import SentenceOperator, register_operator
 from engine.edits.operators.conjuncts import edit_window
@@ -33,7 +34,7 @@ from engine.probes.equivalence import LAWS_BY_NAME
 
 #: Connectives whose coordination is a boolean formula we can read and write back.
 READABLE = frozenset({"and", "or"})
-NEGATORS = frozenset({"not", "n't"})
+NEGATORS = NOT_PARTICLES  # "not" / "n't" before a coordination (engine/core/words.py)
 P, Q = Atom("p"), Atom("q")
 
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from engine.core.settings import Settings
+from engine.core.words import NEGATION_WORDS
 from engine.edits.operators.base import TokenOperator, register_operator
 from engine.edits.operators.wordnet import compound_status, word_senses
 from engine.edits.records import Edit, EditContext
 from engine.lexicon import relatives as lexicon
-from engine.lexicon.inflection import NEGATION_WORDS
 from engine.lexicon.relatives import LIGHT_VERBS, NON_INTERSECTIVE
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
