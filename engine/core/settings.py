@@ -56,11 +56,14 @@ class Settings:
     alt_lm_top: int = 5
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
     insertions_per_slot: int = 8
-    # Every operator is on by default: on the blind-labelled dev set, switching operators off by
-    # type raised the valid share of successes but cut HVASR (valid successes / attacked pairs)
-    # from 0.55 to 0.32, and label-preserving HVASR from 0.43 to 0.03 (docs/validity.md).
-    # A comma-separated list of names switches those off; ``none`` (the default) none.
-    disabled_operators: str = "none"
+    # Every operator is on by default but the two disjunct edits: on the blind-labelled dev set,
+    # switching operators off by type raised the valid share of successes but cut HVASR (valid
+    # successes / attacked pairs) from 0.55 to 0.32 (docs/validity.md). The disjunct edits are
+    # the exception the rule allows: no validity threshold lifts their H* to 0.75 valid
+    # (0.41 and 0.38), and switching them off left HVASR as it was on the dev set and on pairs
+    # with "or" (docs/validity.md, "Conjunct and disjunct edits"). A comma-separated list of
+    # names switches those off; ``none`` switches none off.
+    disabled_operators: str = "DisjunctDeletion,DisjunctInsertion"
     source_check: str = "complete"
     # The reading of "the N" in the polarity marker: nonmonotone (refers) or existential ("some N").
     definite_reading: str = "nonmonotone"
