@@ -17,12 +17,11 @@ from app.probe_views import (
     report_frame,
 )
 from app.widgets import md_escape
-from engine.cli.probe_commands import load_suite_items
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
 from engine.data.readers import data_folders, inside_folders
 from engine.probes.runner import default_probe_run_name, run_probe, summarize
-from engine.probes.suites import get_suite, suite_names
+from engine.probes.suites import get_suite, load_suite_items, suite_names
 
 st.title("Probes")
 settings = cached.settings()

@@ -169,3 +169,14 @@ def test_engine_is_one_folder_per_stage_and_each_says_what_goes_in_and_out() -> 
         if "In:" not in doc or "Out:" not in doc:
             missing.append(init.parent.name)
     assert missing == []
+
+
+def test_only_the_command_line_imports_the_command_line() -> None:
+    """The UI, the annotation layer and the engine's stages call the functions the CLI calls; none
+    of them imports a CLI module (``python -m annotations`` and ``python -m engine`` aside)."""
+    graph = import_graph(("runstore", "engine", "annotations", "app", "pages"))
+    allowed = {"engine.cli", "engine.__main__"}
+    reaching = sorted(module for module, targets in graph.items()
+                      if any(t == "engine.cli" or t.startswith("engine.cli.") for t in targets)
+                      and not any(module == a or module.startswith(a + ".") for a in allowed))
+    assert reaching == []

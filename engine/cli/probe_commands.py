@@ -21,9 +21,9 @@ from engine.probes.inoculation import (
     outcome,
     parse_ks,
 )
-from engine.probes.record import ProbeItem, label_counts, read_items, write_items
+from engine.probes.record import label_counts, write_items
 from engine.probes.runner import ProbeSummary, default_probe_run_name, run_probe, summarize
-from engine.probes.suites import Suite, get_suite
+from engine.probes.suites import generate_items, get_suite, load_suite_items
 from engine.probes.svg_plot import inoculation_svg
 from engine.reports.tables import RATIOS, format_table
 from engine.victim.model import load_victim
@@ -98,31 +98,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.add_argument("--out", type=Path, default=None, help="write the curve as JSON")
     t.add_argument("--plot", type=Path, default=None, help="write the curve as an SVG image")
     t.set_defaults(func=cmd_train)
-
-
-def load_suite_items(suite: Suite, data: Path | None, n: int, seed: int) -> list[ProbeItem]:
-    """A suite's items: from a JSONL file, from the suite's released file or folder, or generated."""
-    if data is None:
-        return generate_items(suite, n, seed)
-    if data.suffix == ".jsonl":
-        return read_items(data, suite.name)
-    if suite.read is None:
-        raise InputError(f"suite {suite.name!r} reads only JSONL files from 'probe generate', not {data}")
-    if not data.exists():
-        raise InputError(f"probe data {data}: no such file or folder")
-    return suite.read(data)
-
-
-def generate_items(suite: Suite, n: int, seed: int) -> list[ProbeItem]:
-    if suite.generate is None:
-        raise InputError(f"suite {suite.name!r} has no generator; give --data (its released file or folder)")
-    if n < 1:
-        raise InputError("--n must be at least 1")
-    items = suite.generate(n, seed)
-    if suite.check is not None:
-        for item in items:
-            suite.check(item)  # a failure is a generator bug: it propagates as one
-    return items
 
 
 def cmd_generate(args: argparse.Namespace) -> int:

@@ -1,7 +1,7 @@
 """``report`` subcommand: ASR, QN and PPL per run, with the operator and polarity breakdowns.
 
 HVASR needs the human judgments of the annotation layer: ``python -m annotations report`` prints
-the same tables with it, through :func:`print_report`."""
+the same tables with it, through :func:`engine.reports.metrics.print_report`."""
 
 from __future__ import annotations
 
@@ -10,15 +10,10 @@ from pathlib import Path
 
 from engine.core.errors import InputError
 from engine.core.settings import get_settings
-from engine.reports.metrics import Report, load_report, write_csv
-from engine.reports.tables import format_table, record_table
+from engine.reports.metrics import load_report, print_report
+from engine.reports.tables import format_table
 from runstore.identity import diff_rows, recipe_rows
 from runstore.store import RunStore
-
-RUN_COLUMNS = ["run", "system", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
-               "asr", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean",
-               "qn_median", "ppl_mean", "seconds",
-               "recipe", "trained_pairs"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,18 +27,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), default=None,
                    help="print the recipe fields in which two runs differ")
     r.set_defaults(func=cmd_report)
-
-
-def print_report(tables: Report, csv: Path | None) -> None:
-    """Print the run table and both breakdowns; with ``csv``, write them beside each other."""
-    print(record_table(tables.runs, RUN_COLUMNS))
-    print("\nSuccessful attacks by operator\n" + record_table(tables.operators))
-    print("\nSuccessful attacks by polarity of the edit\n" + record_table(tables.polarity))
-    if csv is not None:
-        write_csv(tables.runs, csv)
-        write_csv(tables.operators, csv.with_name(f"{csv.stem}-operator.csv"))
-        write_csv(tables.polarity, csv.with_name(f"{csv.stem}-polarity.csv"))
-        print(f"\nwrote {csv} and its -operator/-polarity companions")
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.core.errors import InputError
 from engine.core.registry import Registry
-from engine.probes.record import ProbeItem
+from engine.probes.record import ProbeItem, read_items
 
 #: (items, predicted labels, probabilities in LABELS order) -> report name -> table rows
 Reporter = Callable[[Sequence[ProbeItem], Sequence[str], Sequence[Sequence[float]]], dict[str, list[dict[str, Any]]]]
@@ -70,3 +71,28 @@ def suite_names() -> list[str]:
 def get_suite(name: str) -> Suite:
     _load_builtins()
     return _SUITES.get(name)
+
+
+def load_suite_items(suite: Suite, data: Path | None, n: int, seed: int) -> list[ProbeItem]:
+    """A suite's items: from a JSONL file, from the suite's released file or folder, or generated."""
+    if data is None:
+        return generate_items(suite, n, seed)
+    if data.suffix == ".jsonl":
+        return read_items(data, suite.name)
+    if suite.read is None:
+        raise InputError(f"suite {suite.name!r} reads only JSONL files from 'probe generate', not {data}")
+    if not data.exists():
+        raise InputError(f"probe data {data}: no such file or folder")
+    return suite.read(data)
+
+
+def generate_items(suite: Suite, n: int, seed: int) -> list[ProbeItem]:
+    if suite.generate is None:
+        raise InputError(f"suite {suite.name!r} has no generator; give --data (its released file or folder)")
+    if n < 1:
+        raise InputError("--n must be at least 1")
+    items = suite.generate(n, seed)
+    if suite.check is not None:
+        for item in items:
+            suite.check(item)  # a failure is a generator bug: it propagates as one
+    return items

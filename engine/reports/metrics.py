@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.reports.tables import record_table
 from runstore.records import NATLOG_SYSTEM, Run, StoredAttack, system_name
 from runstore.store import RunStore
 from runstore.vocab import LABELS, AttackStatus
@@ -256,3 +257,21 @@ def victim_accuracy(store: RunStore) -> list[VictimAccuracy]:
         hits = sum(confusion[label.value][label.value] for label in LABELS)
         out.append(VictimAccuracy(victim, Path(data).name, len(pairs), hits / len(pairs), per_label, confusion))
     return out
+
+
+RUN_COLUMNS = ["run", "system", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
+               "asr", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean",
+               "qn_median", "ppl_mean", "seconds",
+               "recipe", "trained_pairs"]
+
+
+def print_report(tables: Report, csv: Path | None) -> None:
+    """Print the run table and both breakdowns; with ``csv``, write them beside each other."""
+    print(record_table(tables.runs, RUN_COLUMNS))
+    print("\nSuccessful attacks by operator\n" + record_table(tables.operators))
+    print("\nSuccessful attacks by polarity of the edit\n" + record_table(tables.polarity))
+    if csv is not None:
+        write_csv(tables.runs, csv)
+        write_csv(tables.operators, csv.with_name(f"{csv.stem}-operator.csv"))
+        write_csv(tables.polarity, csv.with_name(f"{csv.stem}-polarity.csv"))
+        print(f"\nwrote {csv} and its -operator/-polarity companions")
