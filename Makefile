@@ -59,7 +59,7 @@ test: setup-test lint
 
 # The README tour's pictures: the browser tests take them; this copies them into docs/screenshots.
 screenshots: setup-test
-	$(PY) -m pytest tests/test_browser.py -q
+	$(PY) -m pytest tests/app/test_browser.py -q
 	mkdir -p docs/screenshots
 	cp test-artifacts/tour-*.png test-artifacts/inspector-polarity.png test-artifacts/annotate-page.png \
 	   test-artifacts/runs-page.png test-artifacts/confidence-attack.png test-artifacts/first-run-admin*.png \

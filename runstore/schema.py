@@ -155,6 +155,17 @@ def migrate(db: sqlite_utils.Database, component: str = COMPONENT, migrations: M
     # migrations run, as SQLite's own procedure asks, and checked whole before the commit.
     enforced = bool(db.execute("PRAGMA foreign_keys").fetchone()[0])
     db.execute("PRAGMA foreign_keys = OFF")
+    try:
+        _apply(db, component, migrations, latest)
+    finally:
+        if enforced:  # a pragma, so outside the transaction
+            db.execute("PRAGMA foreign_keys = ON")
+    return latest
+
+
+def _apply(db: sqlite_utils.Database, component: str, migrations: Migrations, latest: int) -> None:
+    """Run ``component`` 's missing migrations and record the version, in one ``BEGIN IMMEDIATE``
+    transaction that a broken reference rolls back."""
     db.execute("BEGIN IMMEDIATE")
     try:
         version = schema_version(db, component)
@@ -176,10 +187,5 @@ def migrate(db: sqlite_utils.Database, component: str = COMPONENT, migrations: M
                              "nothing was changed")
     except BaseException:
         db.conn.execute("ROLLBACK")
-        if enforced:
-            db.execute("PRAGMA foreign_keys = ON")
         raise
     db.conn.execute("COMMIT")
-    if enforced:
-        db.execute("PRAGMA foreign_keys = ON")
-    return latest

@@ -30,7 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # The tests exercise every operator, including those off by default (tests of the defaults
     # read ``Settings()``).
     os.environ["NATLOG_DISABLED_OPERATORS"] = "none"
-    # No page starts training the real offline victim behind a test's back (tests/test_browser.py
+    # No page starts training the real offline victim behind a test's back (tests/app/test_browser.py
     # turns it on, with a tiny backbone, to test that path).
     os.environ["NATLOG_AUTO_TRAIN_VICTIM"] = "0"
     get_settings.cache_clear()

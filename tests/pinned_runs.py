@@ -6,7 +6,7 @@ The pin was first recorded before the operator/constraint registry replaced the 
 and once more when the validity estimate came to order each round's candidates (v26,
 ``validity_weight = 2``).
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
-``tests/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
+``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
 
 The runs are recorded and checked with the ranking LM in float32 at one torch thread (``OVERRIDES``,
@@ -15,7 +15,7 @@ with native bf16 (AVX512-BF16, AMX), and bf16 matrix products differ between CPU
 counts, so a pin recorded in bf16 was a property of the CPU it was recorded on, not of the code: it
 failed on a fresh machine. Float32 at a fixed thread count gives the same scores, and so the same
 rankings, on every CPU (the pin was re-recorded in float32 when this was fixed). That bf16 ranks
-candidates like float32 within a tolerance is ``tests/test_precision.py``'s business, not the pin's.
+candidates like float32 within a tolerance is ``tests/ranking/test_precision.py``'s business, not the pin's.
 """
 
 from __future__ import annotations

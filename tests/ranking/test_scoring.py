@@ -12,7 +12,7 @@ import torch
 from engine.core.settings import SettingsError, get_settings
 from engine.ranking.models import LoadedModel, load_causal_lm, load_masked_lm
 from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, build_scorer, rank
-from tests.test_models import build_tiny_masked_lm
+from tests.ranking.test_models import build_tiny_masked_lm
 
 SENTENCES = [
     "A man is playing a guitar.",

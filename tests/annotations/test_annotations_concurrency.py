@@ -11,7 +11,7 @@ from annotations import LABELS, Store, auth
 from annotations.access import sign_in
 from annotations.aggregation import item_results
 from engine.core.settings import Settings
-from tests.test_annotations_store import make_record, start
+from tests.annotations.test_annotations_store import make_record, start
 
 WORKERS = 20
 ITEMS = 100

@@ -20,7 +20,7 @@ from engine.validity.estimate import SHIPPED, ValidityGate, ValidityModel
 from engine.validity.features import NO_HOPS, ValidityInput, WordEdit, word_edit, wordnet_link
 from engine.victim.model import Victim
 
-DEV = Path(__file__).resolve().parent.parent / "bench" / "validity"
+DEV = Path(__file__).resolve().parents[2] / "bench" / "validity"
 
 
 def test_the_edit_is_the_word_difference() -> None:

@@ -10,7 +10,7 @@ import pytest
 from engine.natlog import projectivity as pj
 from engine.natlog.projectivity import Polarity, compose, signature
 from engine.natlog.relations import RELATION_ORDER, Relation
-from tests.test_relations import relation_between
+from tests.natlog.test_relations import relation_between
 
 UNIVERSE = frozenset(range(5))
 SETS = [frozenset(c) for k in range(1, len(UNIVERSE)) for c in combinations(sorted(UNIVERSE), k)]

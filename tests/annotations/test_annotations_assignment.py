@@ -11,7 +11,7 @@ from annotations.access import AnnotatorSession, _judgments, sign_in
 from annotations.aggregation import agreement, item_results
 from engine.core.errors import InputError
 from engine.core.settings import Settings
-from tests.test_annotations_store import make_record, start
+from tests.annotations.test_annotations_store import make_record, start
 
 
 def seeded(settings: Settings, items: int, **overrides: object) -> Store:

@@ -55,7 +55,7 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
     """A real annotator session: sign in, read the pair, answer with key 3, see progress move."""
     from annotations import Store, auth
     from engine.core.settings import get_settings
-    from tests.test_annotations_store import make_record, start
+    from tests.annotations.test_annotations_store import make_record, start
 
     db = tmp_path / "judging.sqlite"
     settings = get_settings().with_overrides(db_path=db, annotations_gold_percent=0)
@@ -438,8 +438,8 @@ def test_a_study_from_a_fresh_store_with_sign_in_links(tmp_path, monkeypatch) ->
 
     from annotations import Store, auth
     from engine.core.settings import PROJECT_ROOT, get_settings
+    from tests.annotations.test_annotations_store import make_record, start
     from tests.browser import chromium_browser, wait_idle
-    from tests.test_annotations_store import make_record, start
 
     db = tmp_path / "study.sqlite"
     env = {"NATLOG_DB_PATH": str(db), "NATLOG_ANNOTATIONS_GOLD_PERCENT": "0", "NATLOG_ANNOTATIONS_LEASE_S": "30"}

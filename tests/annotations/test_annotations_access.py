@@ -11,7 +11,7 @@ from annotations.access import AdminSession, AnnotatorSession, sign_in
 from annotations.auth import SIGN_IN_FAILED, AuthError
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
-from tests.test_annotations_store import make_record, start
+from tests.annotations.test_annotations_store import make_record, start
 
 ADMIN_ONLY = ("judgments", "item_results", "agreement", "hvasr", "export_rows",
               "add_annotator", "revoke", "reissue_token", "annotators")

@@ -233,7 +233,7 @@ def test_bad_attack_records_are_refused_and_nothing_is_written(
 
 _WRITER = """
 from annotations import Store
-from tests.test_annotations_store import make_record
+from tests.annotations.test_annotations_store import make_record
 store = Store.open({db!r})
 run_id = store.start_run("crash", "E2C", "offline", "d.tsv", "tsv", 1, {{}}).id
 i = 0

@@ -16,7 +16,7 @@ from annotations.cli import main
 from annotations.crowd_import import import_votes
 from engine.core.errors import InputError
 from engine.core.settings import PROJECT_ROOT
-from tests.test_annotations_store import make_record, start
+from tests.annotations.test_annotations_store import make_record, start
 
 
 @pytest.fixture()

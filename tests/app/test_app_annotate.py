@@ -14,7 +14,7 @@ from annotations.crowd_import import import_votes
 from app.auth import signin_link
 from app.text import md_escape
 from engine.core.settings import PROJECT_ROOT, get_settings
-from tests.test_annotations_store import make_record, start
+from tests.annotations.test_annotations_store import make_record, start
 
 ANNOTATE = str(PROJECT_ROOT / "pages" / "annotate.py")
 ADMIN = str(PROJECT_ROOT / "pages" / "admin.py")

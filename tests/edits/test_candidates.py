@@ -22,7 +22,7 @@ from engine.parse import parse
 from engine.ranking.fill_in import FrequencyFillIn, MaskedLMFillIn
 from engine.ranking.models import load_causal_lm, load_masked_lm
 from engine.ranking.scoring import CausalLMScorer
-from tests.test_models import build_tiny_masked_lm
+from tests.ranking.test_models import build_tiny_masked_lm
 
 CORPUS = """A man in a red shirt is walking in the park.
 Two dogs play in the park.

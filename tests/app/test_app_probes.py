@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 
 from annotations import Store, auth
 from engine.core.settings import PROJECT_ROOT, get_settings
-from tests.test_app_attack import signed_in as signed_in_page
+from tests.app.test_app_attack import signed_in as signed_in_page
 from tests.tiny_models import build_tiny_classifier
 
 PROBES = str(PROJECT_ROOT / "pages" / "probes.py")

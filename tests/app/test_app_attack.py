@@ -100,7 +100,7 @@ def test_results_page_without_runs(admin) -> None:
 
 
 def test_results_page_shows_runs_and_breakdowns(admin) -> None:
-    from tests.test_annotations_store import make_record, start
+    from tests.annotations.test_annotations_store import make_record, start
 
     with Store.open(settings=get_settings()) as store:
         run = start(store, "e2c-run")
@@ -139,7 +139,7 @@ def test_results_put_a_peer_system_beside_natlog_in_both_readings(admin) -> None
     """A NatLog run and a PWWS run on the same pairs, judged: the runs table names each system, the
     paper table has a block per system, and HVASR shows in both readings."""
     from annotations.assignment import submit
-    from tests.test_annotations_store import make_record, start
+    from tests.annotations.test_annotations_store import make_record, start
 
     with Store.open(settings=get_settings()) as store:
         natlog = start(store, "nl", setup="E2C")

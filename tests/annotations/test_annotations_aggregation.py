@@ -18,7 +18,7 @@ from annotations.aggregation import (
 from annotations.assignment import submit
 from engine.core.errors import InputError
 from engine.core.settings import Settings
-from tests.test_annotations_store import make_record, start
+from tests.annotations.test_annotations_store import make_record, start
 
 E, N, C = "entailment", "neutral", "contradiction"
 # Three raters (A, B, C) on three items: unanimous, 2-1, 1-2.
