@@ -180,3 +180,14 @@ def test_only_the_command_line_imports_the_command_line() -> None:
                       if any(t == "engine.cli" or t.startswith("engine.cli.") for t in targets)
                       and not any(module == a or module.startswith(a + ".") for a in allowed))
     assert reaching == []
+
+
+def test_attack_stages_do_not_import_the_probe_suites() -> None:
+    """The attack's stages share logic with the probes through ``engine/logic`` (the laws, the
+    formulas), never by importing a probe suite."""
+    graph = import_graph(("runstore", "engine"))
+    stages = ("engine.parse", "engine.natlog", "engine.lexicon", "engine.edits", "engine.constraints",
+              "engine.ranking", "engine.validity", "engine.attack", "engine.logic", "engine.core")
+    reaching = sorted(module for module, targets in graph.items()
+                      if module.startswith(stages) and any(t.startswith("engine.probes") for t in targets))
+    assert reaching == []

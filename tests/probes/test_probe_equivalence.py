@@ -29,12 +29,10 @@ from engine.logic.formulas import (
     simplify_negation,
     truth_table,
 )
+from engine.logic.laws import LAWS, LAWS_BY_NAME, Law
 from engine.probes import get_suite
 from engine.probes.equivalence import (
-    LAWS,
-    LAWS_BY_NAME,
     FamilyLexicon,
-    Law,
     Predication,
     ProbeCheckError,
     Verb,

@@ -28,9 +28,9 @@ from engine.edits.operators.base import SentenceOperator, register_operator
 from engine.edits.operators.conjuncts import edit_window
 from engine.edits.records import Edit, EditContext
 from engine.logic.formulas import And, Atom, Formula, Not, Or, equivalent, show
+from engine.logic.laws import LAWS_BY_NAME
 from engine.natlog.relations import Relation
 from engine.parse import ParsedSentence
-from engine.probes.equivalence import LAWS_BY_NAME
 
 #: Connectives whose coordination is a boolean formula we can read and write back.
 READABLE = frozenset({"and", "or"})
