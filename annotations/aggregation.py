@@ -21,9 +21,9 @@ from annotations.records import (
 )
 from annotations.store import Store, from_json
 from engine.core.errors import InputError
+from engine.core.vocab import AttackStatus
 from engine.reports.metrics import HumanValidation
-from runstore.records import system_name
-from runstore.vocab import AttackStatus
+from engine.store.records import system_name
 
 HVASR_GROUPS: tuple[str, ...] = ("run", "system", "setup", "victim", "dataset", "operator", "polarity")
 

@@ -29,7 +29,7 @@ from engine.core.settings import SettingsError, get_settings
 from engine.reports.metrics import print_report
 from engine.reports.paper_tables import format_paper, paper_pivot, to_latex
 from engine.reports.tables import format_cell, format_table
-from runstore import schema as run_schema
+from engine.store import schema as run_schema
 
 
 def _open(args: argparse.Namespace) -> Store:

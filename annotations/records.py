@@ -1,12 +1,12 @@
 """Records of the annotation layer (annotators, items, judgments, agreement, HVASR); the run
-records it builds on come from :mod:`runstore.records`."""
+records it builds on come from :mod:`engine.store.records`."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from runstore.records import AttackRecord, Run, StoredAttack
-from runstore.vocab import LABELS, AttackStatus, NLILabel
+from engine.core.vocab import LABELS, AttackStatus, NLILabel
+from engine.store.records import AttackRecord, Run, StoredAttack
 
 __all__ = ["LABELS", "AttackRecord", "AttackStatus", "NLILabel", "Run", "StoredAttack"]
 

@@ -1,12 +1,12 @@
 """The annotation layer's tables, as an ordered list of forward migrations of component
-``annotations`` (see :mod:`runstore.schema`, which applies them and owns the runs' tables)."""
+``annotations`` (see :mod:`engine.store.schema`, which applies them and owns the runs' tables)."""
 
 from __future__ import annotations
 
 import sqlite_utils
 
-from runstore import schema as run_schema
-from runstore.schema import LABEL_CHECK
+from engine.store import schema as run_schema
+from engine.store.schema import LABEL_CHECK
 
 COMPONENT = "annotations"
 

@@ -1,4 +1,4 @@
-"""The annotation store: the runs store (:mod:`runstore`) plus annotators, items, assignments and
+"""The annotation store: the runs store (:mod:`engine.store`) plus annotators, items, assignments and
 judgments in the same SQLite file.
 
 A successful attack becomes an annotation item (premise, H*) and a source pair with a known label
@@ -17,12 +17,12 @@ from typing import Self
 import sqlite_utils
 
 from annotations import schema
+from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
-from runstore import schema as run_schema
-from runstore.errors import InputError
-from runstore.records import AttackRecord
-from runstore.store import RunStore, connect, from_json, iso, to_json, utc_now
-from runstore.vocab import AttackStatus
+from engine.core.vocab import AttackStatus
+from engine.store import schema as run_schema
+from engine.store.records import AttackRecord
+from engine.store.store import RunStore, connect, from_json, iso, to_json, utc_now
 
 __all__ = ["Store", "from_json", "iso", "to_json", "utc_now"]
 

@@ -1,5 +1,5 @@
 """NatLog Studio: ``streamlit run app/main.py`` (the project is installed, so ``app``, ``engine``,
-``annotations`` and ``runstore`` import from anywhere)."""
+``annotations`` and ``engine`` import from anywhere)."""
 
 from pathlib import Path
 

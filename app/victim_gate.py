@@ -10,7 +10,7 @@ from app.auth import open_store
 from app.text import md_escape
 from engine.core.errors import InputError
 from engine.runs.worker import TRAIN_JOB, offline_victim_ready, queue_offline_victim, spawn_worker
-from runstore import jobs
+from engine.store import jobs
 
 
 def victim_ready(victim_name: str) -> bool:

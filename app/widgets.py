@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from spacy import displacy
 
 from app.text import html_escape, md_escape
+from engine.core.vocab import LABELS
 from engine.edits.candidates import Candidate
 from engine.lexicon import relatives as lexicon
 from engine.natlog.polarity import PolarizedSentence
@@ -18,7 +19,6 @@ from engine.natlog.triggers import ScopedTrigger
 from engine.parse import ParsedSentence
 from engine.validity.estimate import ValidityEstimate
 from engine.victim.model import Prediction
-from runstore.vocab import LABELS
 
 __all__ = ["md_escape"]  # re-exported: pages import it from here
 

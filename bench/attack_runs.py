@@ -18,13 +18,13 @@ from pathlib import Path
 
 from engine.attack.search import AttackTools
 from engine.core.settings import get_settings
+from engine.core.vocab import AttackStatus
 from engine.natlog.setups import SETUPS, get_setup
 from engine.reports.metrics import run_metrics
 from engine.reports.tables import record_table
 from engine.runs.runner import run_attacks
+from engine.store.store import RunStore
 from engine.victim.model import load_victim
-from runstore.store import RunStore
-from runstore.vocab import AttackStatus
 
 
 @dataclass(frozen=True)

@@ -87,13 +87,13 @@ from engine.attack.search import source_cut  # noqa: E402
 from engine.core.errors import InputError  # noqa: E402
 from engine.core.resources import ResourceError, use_nltk_data  # noqa: E402
 from engine.core.settings import Settings, get_settings  # noqa: E402
+from engine.core.vocab import LABELS  # noqa: E402
 from engine.data.readers import NLIPair, read_pairs  # noqa: E402
 from engine.natlog.setups import SETUPS, Setup, get_setup  # noqa: E402
 from engine.parse import parse, validate_premise, validate_text  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
 from engine.runs.runner import select_pairs  # noqa: E402
 from engine.victim.model import QueryCounter, Victim  # noqa: E402
-from runstore.vocab import LABELS  # noqa: E402
 
 RECIPES = ("pwws", "deepwordbug")
 DEFAULT_SETUPS = ("E2E", "C2C", "N2N")
@@ -345,9 +345,9 @@ def table_rows(outcomes: Sequence[Outcome], methods: Sequence[str]) -> list[list
 def run_natlog(setups: Sequence[Setup], args: argparse.Namespace, victim: Victim, settings: Settings,
                expected: dict[str, list[tuple[int, NLIPair]]]) -> tuple[list[Outcome], float]:
     from engine.attack.search import AttackTools
+    from engine.core.vocab import AttackStatus
     from engine.runs.runner import run_attacks
-    from runstore.store import RunStore
-    from runstore.vocab import AttackStatus
+    from engine.store.store import RunStore
 
     began = time.monotonic()
     tools = AttackTools.build(settings)
@@ -444,7 +444,7 @@ def peer_identity(recipe: str, natlog: Any, textattack_version: str | None) -> d
 def natlog_run_pairs(store: Any, natlog: Any) -> list[Any]:
     """The NatLog run's stored attacks, one per pair, in pair order (PeerError for a peer run or
     an unsuitable setup)."""
-    from runstore.records import NATLOG_SYSTEM
+    from engine.store.records import NATLOG_SYSTEM
 
     if natlog.system != NATLOG_SYSTEM:
         raise PeerError(f"run {natlog.name!r} is a {natlog.system} run; name the NatLog run the peers should follow")
@@ -477,9 +477,9 @@ def record_peer_run(store: Any, natlog: Any, recipe: str, textattack_version: st
     have the same attacked pairs. Returns the run. Pairs already recorded (a resume) are kept."""
     from datetime import UTC, datetime, timedelta
 
+    from engine.core.vocab import AttackStatus
     from engine.natlog.verifier import self_check
-    from runstore.records import AttackRecord
-    from runstore.vocab import AttackStatus
+    from engine.store.records import AttackRecord
 
     setup = get_setup(natlog.setup)
     attacks = natlog_run_pairs(store, natlog)
@@ -535,9 +535,9 @@ def record_peer_run(store: Any, natlog: Any, recipe: str, textattack_version: st
 def run_beside_natlog(args: argparse.Namespace) -> int:
     """``--natlog-run``: each recipe on the NatLog run's attacked pairs, recorded as runs of the store."""
     from annotations.store import Store
+    from engine.core.vocab import AttackStatus
     from engine.ranking.scoring import build_scorer
     from engine.victim.model import load_victim
-    from runstore.vocab import AttackStatus
 
     recipes = parse_recipes(args.recipes)
     settings = get_settings()

@@ -26,12 +26,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.attack.search import AttackTools  # noqa: E402
 from engine.core.settings import get_settings  # noqa: E402
+from engine.core.vocab import AttackStatus  # noqa: E402
 from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
 from engine.runs.runner import run_attacks  # noqa: E402
+from engine.store.store import RunStore  # noqa: E402
 from engine.victim.model import load_victim  # noqa: E402
-from runstore.store import RunStore  # noqa: E402
-from runstore.vocab import AttackStatus  # noqa: E402
 
 
 def mean(values: list[float]) -> float | None:

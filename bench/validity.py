@@ -43,12 +43,12 @@ from tqdm import tqdm
 from engine.attack.search import AttackTools, attack_pair
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
+from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import SETUPS, get_setup
 from engine.reports.tables import RATIOS, format_table
 from engine.victim.model import load_victim
 from engine.victim.training import OFFLINE_TRAIN, DataSource, TrainConfig
-from runstore.vocab import AttackStatus
 
 ENGLISH = ("ok", "odd", "broken")
 

@@ -14,13 +14,13 @@ from engine.attack.search import AttackSearch, Round, RoundOutcome, start_search
 from engine.constraints.chain import describe_by_operator, describe_rejected
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
+from engine.core.vocab import LABELS, AttackStatus
 from engine.data.readers import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.runs.runner import data_settings
 from engine.victim.model import victim_location
 from engine.victim.training import trained_pair_keys
-from runstore.vocab import LABELS, AttackStatus
 
 STATE = "attack_search"
 CHART_ROWS = 20

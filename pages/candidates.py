@@ -14,12 +14,12 @@ from app.widgets import (
 from engine.constraints.chain import describe_by_operator, describe_rejected
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
+from engine.core.vocab import LABELS
 from engine.edits.candidates import no_candidate_reason, propose
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
 from engine.parse import parse
-from runstore.vocab import LABELS
 
 st.title("Attack candidates")
 st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the label as the setup asks, "

@@ -11,9 +11,9 @@ from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.links import stepper_link
 from app.widgets import HVASR_HELP, shown_ratios
+from engine.core.vocab import AttackStatus
 from engine.reports.paper_tables import paper_pivot, to_latex
-from runstore.identity import diff_rows, recipe_rows
-from runstore.vocab import AttackStatus
+from engine.store.identity import diff_rows, recipe_rows
 
 st.title("Attack results")
 

@@ -11,13 +11,13 @@ from app import cached
 from app.auth import admin_session, open_store
 from app.widgets import md_escape
 from engine.core.errors import InputError
+from engine.core.vocab import LABELS
 from engine.data.readers import FORMATS, data_files, data_folders, inside_folders, read_pairs
 from engine.natlog.setups import SETUPS
 from engine.reports.metrics import victim_accuracy
 from engine.runs.runner import default_run_name
 from engine.runs.worker import check_spec, queue_offline_victim, spawn_worker, worker_running
-from runstore import jobs
-from runstore.vocab import LABELS
+from engine.store import jobs
 
 settings = cached.settings()
 FOLDERS = data_folders(settings.shared_data_dir, settings.data_dir)

@@ -1,5 +1,5 @@
-"""The house rules of the import graph, read from the source with ``ast``: the runs store is below
-everything, the engine never reaches up to the annotation layer or the UI, and only ``app/`` and
+"""The house rules of the import graph, read from the source with ``ast``: the runs store sits
+beside ``engine.core`` below everything, the engine never reaches up to the annotation layer or the UI, and only ``app/`` and
 ``pages/`` import streamlit."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from engine.core.settings import PROJECT_ROOT
 
 # package -> top-level packages it must not import
 FORBIDDEN = {
-    "runstore": {"engine", "annotations", "app", "pages", "streamlit"},
     "engine": {"annotations", "app", "pages", "streamlit"},
     "annotations": {"app", "pages", "streamlit"},
     "app": {"pages"},
@@ -57,7 +56,7 @@ def test_operators_and_constraints_have_one_registry_each() -> None:
 
 # -- no import cycles ------------------------------------------------------------------------------
 
-CYCLE_PACKAGES = ("runstore", "engine", "annotations")
+CYCLE_PACKAGES = ("engine", "annotations")
 
 
 def module_name(path: Path, root: Path = PROJECT_ROOT) -> str:
@@ -142,7 +141,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_no_import_cycles() -> None:
     graph = import_graph()
-    assert "engine.parse.spacy_ud" in graph and "runstore.store" in graph
+    assert "engine.parse.spacy_ud" in graph and "engine.store.store" in graph
     assert cycles(graph) == []
 
 
@@ -174,7 +173,7 @@ def test_engine_is_one_folder_per_stage_and_each_says_what_goes_in_and_out() -> 
 def test_only_the_command_line_imports_the_command_line() -> None:
     """The UI, the annotation layer and the engine's stages call the functions the CLI calls; none
     of them imports a CLI module (``python -m annotations`` and ``python -m engine`` aside)."""
-    graph = import_graph(("runstore", "engine", "annotations", "app", "pages"))
+    graph = import_graph(("engine", "annotations", "app", "pages"))
     allowed = {"engine.cli", "engine.__main__"}
     reaching = sorted(module for module, targets in graph.items()
                       if any(t == "engine.cli" or t.startswith("engine.cli.") for t in targets)
@@ -185,9 +184,17 @@ def test_only_the_command_line_imports_the_command_line() -> None:
 def test_attack_stages_do_not_import_the_probe_suites() -> None:
     """The attack's stages share logic with the probes through ``engine/logic`` (the laws, the
     formulas), never by importing a probe suite."""
-    graph = import_graph(("runstore", "engine"))
+    graph = import_graph(("engine",))
     stages = ("engine.parse", "engine.natlog", "engine.lexicon", "engine.edits", "engine.constraints",
               "engine.ranking", "engine.validity", "engine.attack", "engine.logic", "engine.core")
     reaching = sorted(module for module, targets in graph.items()
                       if module.startswith(stages) and any(t.startswith("engine.probes") for t in targets))
     assert reaching == []
+
+
+def test_the_store_sits_beside_core() -> None:
+    """``engine.store`` imports only ``engine.core`` and itself: every layer that persists can use it."""
+    graph = import_graph(("engine",))
+    reaching = {module: sorted(t for t in targets if not t.startswith(("engine.core", "engine.store")))
+                for module, targets in graph.items() if module.startswith("engine.store")}
+    assert {m: t for m, t in reaching.items() if t and t != ["engine"]} == {}

@@ -192,7 +192,7 @@ def scenario_inspect(work: Path) -> dict[str, Any]:
 def scenario_probe(work: Path) -> dict[str, Any]:
     from engine.probes import get_suite
     from engine.probes.runner import run_probe
-    from runstore.store import RunStore
+    from engine.store.store import RunStore
 
     settings = _scenario_settings(work)
     suite = get_suite("equivalence")

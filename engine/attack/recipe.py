@@ -16,7 +16,7 @@ compared field by field:
   is recorded beside it for provenance and not compared: a commit that does not touch the engine
   resumes).
 
-:func:`runstore.identity.differences` names the fields in which two identities differ; the runs
+:func:`engine.store.identity.differences` names the fields in which two identities differ; the runs
 store refuses a resume with any difference in one line that names them.
 """
 
@@ -44,7 +44,7 @@ RECIPE_SETTINGS = (
     "validity_weight",
 )
 #: Where the code's digest is taken: every Python file of the packages an attack runs through.
-CODE_PACKAGES = ("engine", "runstore")
+CODE_PACKAGES = ("engine",)
 
 
 def attack_recipe(settings: Settings, alt_lm: str) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from datetime import datetime
 from engine.constraints.chain import CheckContext, ConstraintChain
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
+from engine.core.vocab import LABELS, AttackStatus, NLILabel
 from engine.edits.candidates import generate_candidates
 from engine.edits.records import Candidate, FillIn
 from engine.lexicon.senses import SenseChooser, build_sense_chooser
@@ -40,11 +41,10 @@ from engine.parse import ParsedSentence, parse, validate_premise, validate_text
 from engine.parse.completeness import incomplete_reason
 from engine.ranking.fill_in import build_fill_in
 from engine.ranking.scoring import CausalLMScorer, Scorer, build_scorer, rank
+from engine.store.records import AttackRecord
 from engine.validity.estimate import ValidityEstimate, ValidityGate
 from engine.validity.features import ValidityInput
 from engine.victim.model import Prediction, QueryCounter, Victim
-from runstore.records import AttackRecord
-from runstore.vocab import LABELS, AttackStatus, NLILabel
 
 Generator = Callable[..., list[Candidate]]
 PREFETCH = 8

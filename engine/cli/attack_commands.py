@@ -10,6 +10,7 @@ from engine.attack.search import AttackResult, AttackTools, attack_pair, with_al
 from engine.constraints.chain import describe_rejected
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
+from engine.core.vocab import LABELS, AttackStatus
 from engine.data.readers import FORMATS, read_pairs
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, get_setup
@@ -19,10 +20,9 @@ from engine.reports.metrics import run_metrics
 from engine.reports.tables import format_table, record_table
 from engine.runs.runner import alt_lm_in_use, default_run_name, run_attacks, start_run
 from engine.runs.worker import run_worker, worker_running
+from engine.store import jobs
+from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
-from runstore import jobs
-from runstore.store import RunStore
-from runstore.vocab import LABELS, AttackStatus
 
 
 def register(sub: argparse._SubParsersAction) -> None:

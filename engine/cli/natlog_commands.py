@@ -94,11 +94,11 @@ def cmd_verify_run(args: argparse.Namespace) -> int:
     edit: the studio cannot vouch for it), or fails (it derives a relation outside the setup's)."""
     import csv
 
+    from engine.core.vocab import AttackStatus
     from engine.natlog.setups import get_setup
     from engine.natlog.verifier import self_check
     from engine.reports.tables import format_table
-    from runstore.store import RunStore
-    from runstore.vocab import AttackStatus
+    from engine.store.store import RunStore
 
     settings = get_settings()
     db = args.db or settings.db_path

@@ -12,6 +12,7 @@ from tqdm import tqdm
 
 from engine.core.errors import InputError
 from engine.core.settings import get_settings
+from engine.core.vocab import LABELS
 from engine.data.readers import read_pairs
 from engine.probes.hypothesis_only import hypothesis_only_baseline
 from engine.probes.inoculation import (
@@ -26,9 +27,8 @@ from engine.probes.runner import ProbeSummary, default_probe_run_name, run_probe
 from engine.probes.suites import generate_items, get_suite, load_suite_items
 from engine.probes.svg_plot import inoculation_svg
 from engine.reports.tables import RATIOS, format_table
+from engine.store.store import RunStore
 from engine.victim.model import load_victim
-from runstore.store import RunStore
-from runstore.vocab import LABELS
 
 PROBE_RATIOS = RATIOS | {"weighted f1", "probe accuracy", "original accuracy"}
 

@@ -12,8 +12,8 @@ from engine.core.errors import InputError
 from engine.core.settings import get_settings
 from engine.reports.metrics import load_report, print_report
 from engine.reports.tables import format_table
-from runstore.identity import diff_rows, recipe_rows
-from runstore.store import RunStore
+from engine.store.identity import diff_rows, recipe_rows
+from engine.store.store import RunStore
 
 
 def register(sub: argparse._SubParsersAction) -> None:

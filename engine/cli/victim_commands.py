@@ -8,9 +8,11 @@ from pathlib import Path
 
 from engine.core.errors import InputError
 from engine.core.settings import get_settings
+from engine.core.vocab import LABELS
 from engine.data.readers import FORMATS, read_pairs
 from engine.reports.tables import format_table
 from engine.runs.worker import log_path, queue_offline_victim, spawn_worker
+from engine.store.store import RunStore
 from engine.victim.model import load_victim, offline_victim_dir
 from engine.victim.training import (
     OFFLINE_EVAL,
@@ -21,8 +23,6 @@ from engine.victim.training import (
     model_card_markdown,
     train_victim,
 )
-from runstore.store import RunStore
-from runstore.vocab import LABELS
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -29,6 +29,7 @@ from typing import ClassVar, TypeVar
 
 from engine.core.registry import Registry
 from engine.core.settings import Settings, get_settings
+from engine.core.vocab import NLILabel
 from engine.edits.records import Candidate
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import Relation, join_sets
@@ -37,7 +38,6 @@ from engine.parse import parse_many
 from engine.parse.repair import verb_lemma
 from engine.parse.sentence import ParsedSentence
 from engine.ranking.scoring import Scorer
-from runstore.vocab import NLILabel
 
 
 @dataclass(frozen=True)

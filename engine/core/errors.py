@@ -1,9 +1,5 @@
-"""User-facing errors: raised for bad input, shown as one clear message.
+"""User-facing errors: raised for bad input, shown as one clear message (never a traceback)."""
 
-The type is defined once, in the runs store below the engine, so that every layer raises and
-catches the same class.
-"""
 
-from runstore.errors import InputError
-
-__all__ = ["InputError"]
+class InputError(ValueError):
+    """The user's input (text, file, option) cannot be processed as given."""

@@ -30,7 +30,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from engine.core.errors import InputError
-from runstore.vocab import NLILabel
+from engine.core.vocab import NLILabel
 
 FORMATS = ("auto", "snli", "mnli", "tsv", "mnli-tsv", "sick", "conjnli", "help")
 HASH_SPLITS = ("TRAIN", "TEST")

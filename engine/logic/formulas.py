@@ -15,7 +15,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeAlias
 
-from runstore.vocab import NLILabel
+from engine.core.vocab import NLILabel
 
 
 class FormulaSyntaxError(ValueError):

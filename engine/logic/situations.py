@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import reduce
 from typing import TypeAlias
 
-from runstore.vocab import NLILabel
+from engine.core.vocab import NLILabel
 
 PERSON, PLACE = "person", "place"
 SORTS = (PERSON, PLACE)

@@ -11,7 +11,7 @@ import enum
 from collections.abc import Iterable
 from functools import reduce
 
-from runstore.vocab import NLILabel
+from engine.core.vocab import NLILabel
 
 
 class Relation(enum.Enum):

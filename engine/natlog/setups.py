@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.core.errors import InputError
+from engine.core.vocab import NLILabel
 from engine.natlog.relations import Relation
-from runstore.vocab import NLILabel
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.core.errors import InputError
+from engine.core.vocab import NLILabel
 from engine.logic.formulas import (
     And,
     Atom,
@@ -45,7 +46,6 @@ from engine.logic.formulas import (
 from engine.logic.laws import LAWS, Law, rewrite_first
 from engine.probes.record import ProbeItem
 from engine.probes.suites import ProbeCheckError, Suite, register_suite
-from runstore.vocab import NLILabel
 
 SUITE_NAME = "equivalence"
 TURNSTILE = " ⊢ "

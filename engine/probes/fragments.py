@@ -30,6 +30,7 @@ from typing import Any
 
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
+from engine.core.vocab import LABELS, NLILabel
 from engine.lexicon.inflection import fix_article, inflect
 from engine.logic.situations import (
     PERSON,
@@ -56,7 +57,6 @@ from engine.natlog.verifier import UNKNOWN, verify, word_relation
 from engine.parse import ParsedSentence, parse
 from engine.probes.record import ProbeItem
 from engine.probes.suites import ProbeCheckError, Suite, register_suite
-from runstore.vocab import LABELS, NLILabel
 
 SUITE_NAME = "fragments"
 LOGIC_FRAGMENTS = ("negation", "boolean", "quantifier", "counting", "conditional", "comparative")

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 
 from engine.core.errors import InputError
+from engine.core.vocab import LABELS
 from engine.probes.record import ProbeItem
-from runstore.vocab import LABELS
 
 _WORD = re.compile(r"[a-z']+")
 

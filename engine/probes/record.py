@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import InputError
-from runstore.vocab import LABELS
+from engine.core.vocab import LABELS
 
 REQUIRED_FIELDS = ("premise", "hypothesis", "label", "suite", "category")
 

@@ -46,6 +46,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.core.errors import InputError
+from engine.core.vocab import NLILabel
 from engine.logic.prover import (
     AND,
     OR,
@@ -72,7 +73,6 @@ from engine.logic.prover import (
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import ProbeCheckError, Suite, register_suite
-from runstore.vocab import NLILabel
 
 SUITE_NAME = "robustlr"
 CONTRAST_SETS = ("C-CS", "D-CS", "N-CS")

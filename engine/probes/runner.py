@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from engine.attack.recipe import model_identity
+from engine.core.vocab import LABELS
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import get_suite
+from engine.store.probe_runs import ProbeResult, ProbeRun
+from engine.store.store import RunStore
 from engine.victim.model import Victim
-from runstore.probe_runs import ProbeResult, ProbeRun
-from runstore.store import RunStore
-from runstore.vocab import LABELS
 
 BATCH = 64
 Progress = Callable[[int, int], None]

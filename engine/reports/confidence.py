@@ -6,7 +6,7 @@ lexical relation and the projected sentence relation), the victim's probability 
 label on (P, candidate), the *drop* from the original pair's probability, the ranking LM's score
 and whether the search continued from it (the path H -> H*). Points group by operator, polarity,
 lexical relation, setup or round, and filter like CheckList's test slices. Pure functions over
-:class:`runstore.records.StoredAttack`; the Confidence page draws them.
+:class:`engine.store.records.StoredAttack`; the Confidence page draws them.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from engine.core.errors import InputError
-from runstore.records import StoredAttack
-from runstore.vocab import AttackStatus
+from engine.core.vocab import AttackStatus
+from engine.store.records import StoredAttack
 
 GROUPINGS: tuple[str, ...] = ("operator", "polarity", "lexical_relation", "relation", "setup", "round", "validity_band")
 #: The bands of the validity estimate that ``validity_band`` groups by (upper bounds).

@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from engine.core.vocab import LABELS, AttackStatus
 from engine.reports.tables import record_table
-from runstore.records import NATLOG_SYSTEM, Run, StoredAttack, system_name
-from runstore.store import RunStore
-from runstore.vocab import LABELS, AttackStatus
+from engine.store.records import NATLOG_SYSTEM, Run, StoredAttack, system_name
+from engine.store.store import RunStore
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance

@@ -11,7 +11,7 @@ import pandas as pd
 
 from engine.natlog.setups import SETUPS
 from engine.reports.metrics import RunMetrics
-from runstore.records import NATLOG_SYSTEM
+from engine.store.records import NATLOG_SYSTEM
 
 #: The measures of each (victim, data set) column group, in the paper's order, with their digits.
 MEASURES: dict[str, int] = {"asr": 3, "hvasr": 3, "hvasr_fluent": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1,

@@ -25,13 +25,13 @@ from tqdm import tqdm
 from engine.attack.search import AttackTools, attack_pair, with_alt_lm
 from engine.core.errors import InputError
 from engine.core.settings import Settings
+from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import Setup, get_setup
 from engine.runs.runner import RunReport, alt_lm_in_use, data_settings, start_run
+from engine.store.records import AttackRecord
+from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
-from runstore.records import AttackRecord
-from runstore.store import RunStore
-from runstore.vocab import AttackStatus
 
 RAY_MISSING = "Ray is not installed: run `make setup` (Ray is in requirements.txt) or `pip install ray==2.60.0` to use --workers"
 

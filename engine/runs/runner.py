@@ -15,14 +15,14 @@ from tqdm import tqdm
 from engine.attack.recipe import attack_recipe, run_identity, victim_identity
 from engine.attack.search import AttackTools, attack_pair, with_alt_lm
 from engine.core.settings import Settings
+from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, detect_format, file_digest, pair_key, read_pairs
 from engine.natlog.setups import Setup
 from engine.natlog.triggers import indefinite_reading
+from engine.store.records import Run
+from engine.store.store import RunStore
 from engine.victim.model import Victim
 from engine.victim.training import trained_pair_keys
-from runstore.records import Run
-from runstore.store import RunStore
-from runstore.vocab import AttackStatus
 
 
 def select_pairs(pairs: Sequence[NLIPair], setup: Setup, limit: int | None, seed: int,

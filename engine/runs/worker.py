@@ -1,4 +1,4 @@
-"""The batch-run worker: drains the store's job queue (:mod:`runstore.jobs`) in its own process.
+"""The batch-run worker: drains the store's job queue (:mod:`engine.store.jobs`) in its own process.
 
 ``python -m engine worker --db FILE`` runs queued jobs one after another and exits when the queue
 is empty; the app starts one with :func:`spawn_worker` whenever it queues a run. One worker per
@@ -26,6 +26,8 @@ from engine.core.resources import ResourceError
 from engine.core.settings import Settings
 from engine.natlog.setups import get_setup
 from engine.runs.runner import run_attacks
+from engine.store import jobs
+from engine.store.store import RunStore
 from engine.victim.model import load_victim, offline_victim_dir
 from engine.victim.training import (
     OFFLINE_EVAL,
@@ -35,8 +37,6 @@ from engine.victim.training import (
     TrainingStopped,
     train_victim,
 )
-from runstore import jobs
-from runstore.store import RunStore
 
 #: The keys of a job's spec (the Runs page and ``engine attack`` fill the same parameters).
 SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed", "include_trained")

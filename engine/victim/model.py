@@ -24,8 +24,8 @@ import torch
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
 from engine.core.settings import Settings, get_settings
+from engine.core.vocab import LABELS, NLILabel
 from engine.ranking.models import model_dtype, resolve_device
-from runstore.vocab import LABELS, NLILabel
 
 OFFLINE_VICTIM_DIR = "victim-offline"
 MAX_TOKENS = 256

@@ -28,10 +28,10 @@ from engine.attack.recipe import model_identity
 from engine.core.errors import InputError
 from engine.core.resources import minilm_path
 from engine.core.settings import Settings
+from engine.core.vocab import LABELS
 from engine.data.readers import NLIPair, file_digest, pair_key, pairs_digest, read_pairs
 from engine.ranking.models import resolve_device
 from engine.victim.model import Victim, offline_victim_dir
-from runstore.vocab import LABELS
 
 CARD_FILE = "training.json"
 TRAINED_PAIRS_FILE = "trained_pairs.txt"

@@ -16,7 +16,7 @@ import pytest
 from annotations import AttackRecord, Store, schema
 from engine.core.errors import InputError
 from engine.core.settings import PROJECT_ROOT, Settings
-from runstore import schema as run_schema
+from engine.store import schema as run_schema
 
 PROBS = {"entailment": 0.8, "neutral": 0.1, "contradiction": 0.1}
 

@@ -255,7 +255,7 @@ def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, m
     """Queueing from the page writes jobs to the store and starts the worker (recorded here); a
     queued job is cancelled from its row; uploads land in the uploads folder only."""
     import engine.runs.worker
-    from runstore import jobs
+    from engine.store import jobs
 
     started: list[Path] = []
     monkeypatch.setattr(engine.runs.worker, "spawn_worker", lambda db: started.append(db) or True)

@@ -19,8 +19,8 @@ from engine.core.settings import PROJECT_ROOT, Settings
 from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
 from engine.runs.runner import default_run_name, start_run
-from runstore.identity import describe_differences, differences
-from runstore.store import RunStore
+from engine.store.identity import describe_differences, differences
+from engine.store.store import RunStore
 from tests.tiny_models import build_tiny_classifier
 
 LABELS = ("entailment", "neutral", "contradiction")

@@ -12,11 +12,11 @@ import pytest
 from bench import peers
 from engine.attack.search import AttackSearch
 from engine.core.errors import InputError
+from engine.core.vocab import LABELS, AttackStatus
 from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
 from engine.runs.runner import select_pairs
 from engine.victim.model import Victim, load_victim
-from runstore.vocab import LABELS, AttackStatus
 from tests.tiny_models import build_tiny_classifier
 
 HAS_TEXTATTACK = importlib.util.find_spec("textattack") is not None

@@ -76,7 +76,7 @@ def test_help_and_the_installed_console_scripts(tmp_path) -> None:
     annotations = subprocess.run([str(scripts / "natlog-annotations"), "init", "--db", str(tmp_path / "s.sqlite")],
                                  cwd=tmp_path, capture_output=True, text=True, timeout=120)
     from annotations import schema as annotations_schema
-    from runstore import schema
+    from engine.store import schema
 
     assert annotations.returncode == 0
     assert (f"schema version runs {len(schema.MIGRATIONS)}, annotations {len(annotations_schema.MIGRATIONS)}"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from engine.core.errors import InputError
+from engine.core.vocab import LABELS
 from engine.data.readers import detect_format, read_pairs
-from runstore.vocab import LABELS
 
 
 def test_snli_tsv_reads_every_row(shared_data: Path) -> None:

@@ -10,6 +10,7 @@ import pytest
 
 from engine.core.errors import InputError
 from engine.core.settings import Settings
+from engine.core.vocab import LABELS
 from engine.logic.situations import (
     PERSON,
     PLACE,
@@ -45,7 +46,6 @@ from engine.probes.fragments import (
     visited,
 )
 from engine.probes.suites import ProbeCheckError, get_suite
-from runstore.vocab import LABELS
 
 
 @pytest.fixture(scope="module")

@@ -20,10 +20,10 @@ from engine.probes.runner import run_probe, summarize
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import Suite, get_suite, register_suite
 from engine.probes.svg_plot import inoculation_svg
+from engine.store import schema
+from engine.store.probe_runs import ProbeResult
+from engine.store.store import RunStore
 from engine.victim.model import load_victim
-from runstore import schema
-from runstore.probe_runs import ProbeResult
-from runstore.store import RunStore
 from tests.tiny_models import build_tiny_classifier
 
 WORDS = ["dogs", "cats", "birds", "children", "farmers", "pilots", "cooks", "singers"]

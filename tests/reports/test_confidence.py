@@ -19,8 +19,8 @@ from engine.reports.confidence import (
     group_points,
 )
 from engine.runs.runner import run_attacks
+from engine.store.store import RunStore
 from engine.victim.model import Victim
-from runstore.store import RunStore
 
 
 @pytest.fixture(scope="module")

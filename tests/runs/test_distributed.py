@@ -14,8 +14,8 @@ from engine.core.errors import InputError
 from engine.natlog.setups import get_setup
 from engine.runs.distributed import RAY_MISSING, run_attacks_distributed, start_ray
 from engine.runs.runner import run_attacks
+from engine.store.store import RunStore
 from engine.victim.model import load_victim
-from runstore.store import RunStore
 from tests.tiny_models import build_tiny_classifier
 
 ray = pytest.importorskip("ray", reason="Ray is part of requirements.txt; this environment lacks it")

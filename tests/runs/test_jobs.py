@@ -16,8 +16,8 @@ from engine.core.errors import InputError
 from engine.core.settings import PROJECT_ROOT
 from engine.reports.metrics import victim_accuracy
 from engine.runs.worker import check_spec, execute, run_worker, worker_lock, worker_running
-from runstore import jobs
-from runstore.store import RunStore
+from engine.store import jobs
+from engine.store.store import RunStore
 from tests.tiny_models import build_tiny_classifier
 
 

@@ -10,14 +10,14 @@ import pytest
 
 from annotations.store import Store
 from engine.attack.search import AttackTools
+from engine.core.vocab import AttackStatus
 from engine.data.readers import read_pairs
 from engine.edits.candidates import generate_candidates
 from engine.natlog.setups import Setup, get_setup
 from engine.ranking.models import lm_dtype_name
 from engine.runs.runner import run_attacks, select_pairs
+from engine.store.store import RunStore
 from engine.victim.model import Victim
-from runstore.store import RunStore
-from runstore.vocab import AttackStatus
 
 
 def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, settings, contradictions,

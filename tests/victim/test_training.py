@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from engine.core.errors import InputError
+from engine.core.vocab import LABELS
 from engine.victim.model import load_victim
 from engine.victim.training import CARD_FILE, DataSource, TrainConfig, train_victim
-from runstore.vocab import LABELS
 from tests.tiny_models import build_tiny_classifier
 
 

@@ -9,8 +9,8 @@ import torch
 
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
+from engine.core.vocab import LABELS
 from engine.victim.model import load_victim, parse_label_map, resolve_labels
-from runstore.vocab import LABELS
 from tests.tiny_models import build_tiny_classifier
 
 PAIRS = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from typing import Self
 
-from runstore.errors import InputError
+from engine.core.errors import InputError
 
 
 class _Vocabulary(enum.StrEnum):

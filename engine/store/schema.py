@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 import sqlite_utils
 
-from runstore.errors import InputError
+from engine.core.errors import InputError
 
 Migrations = Sequence[Sequence[str]]
 LABEL_CHECK = "IN ('entailment', 'neutral', 'contradiction')"

@@ -16,8 +16,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from runstore.errors import InputError
-from runstore.store import RunStore, from_json, to_json
+from engine.core.errors import InputError
+from engine.store.store import RunStore, from_json, to_json
 
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
 OPEN = ("queued", "running")

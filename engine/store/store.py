@@ -18,13 +18,13 @@ from typing import Any, Self
 
 import sqlite_utils
 
-from runstore import schema
-from runstore.errors import InputError
-from runstore.identity import describe_differences, differences
-from runstore.jsonio import from_json, to_json
-from runstore.probe_runs import ProbeRunsMixin
-from runstore.records import AttackRecord, Run, StoredAttack
-from runstore.vocab import LABELS, AttackStatus, NLILabel
+from engine.core.errors import InputError
+from engine.core.vocab import LABELS, AttackStatus, NLILabel
+from engine.store import schema
+from engine.store.identity import describe_differences, differences
+from engine.store.jsonio import from_json, to_json
+from engine.store.probe_runs import ProbeRunsMixin
+from engine.store.records import AttackRecord, Run, StoredAttack
 
 BUSY_TIMEOUT_S = 60.0
 

@@ -1,6 +1,6 @@
 """Probe runs in the runs store: a victim on a probe suite's items, one result row per item.
 
-Mixed into :class:`runstore.store.RunStore`. Like attack runs, a probe run is created once per
+Mixed into :class:`engine.store.store.RunStore`. Like attack runs, a probe run is created once per
 name and resumed when started again with the same parameters: items already stored are skipped,
 and a batch of results is written in one transaction, so an interrupted run loses no stored row
 and never stores an item twice.
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runstore.errors import InputError
-from runstore.jsonio import from_json, to_json
-from runstore.vocab import LABELS
+from engine.core.errors import InputError
+from engine.core.vocab import LABELS
+from engine.store.jsonio import from_json, to_json
 
 if TYPE_CHECKING:
     import sqlite_utils

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from runstore.vocab import AttackStatus, NLILabel
+from engine.core.vocab import AttackStatus, NLILabel
 
 #: The attack system of a run whose identity names none (every NatLog run).
 NATLOG_SYSTEM = "NatLog"

@@ -1,12 +1,12 @@
 """JSON columns of the runs store: how a value is written and read back (shared by the attack
-runs of :mod:`runstore.store` and the probe runs of :mod:`runstore.probe_runs`)."""
+runs of :mod:`engine.store.store` and the probe runs of :mod:`engine.store.probe_runs`)."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from runstore.errors import InputError
+from engine.core.errors import InputError
 
 __all__ = ["from_json", "to_json"]
 
