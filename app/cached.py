@@ -6,6 +6,7 @@ import sys
 
 import streamlit as st
 
+from engine.attack.recipe import AttackRecipe, load_recipe
 from engine.attack.search import AttackTools, with_alt_lm
 from engine.core.settings import Settings, get_settings
 from engine.edits.records import FillIn
@@ -57,6 +58,24 @@ def fill_in() -> FillIn | None:
 @st.cache_resource(show_spinner="Loading the sentence encoder for word senses…")
 def sense_chooser() -> SenseChooser:
     return build_sense_chooser(settings())
+
+
+@st.cache_resource(show_spinner=False)
+def recipe(name: str) -> AttackRecipe:
+    """A named attack recipe, under the configured settings."""
+    return load_recipe(name, settings())
+
+
+@st.cache_resource(show_spinner="Loading the fluency scorer…")
+def scorer_for(name: str) -> Scorer:
+    """The ranking scorer ``name`` (the configured one is :func:`scorer`)."""
+    return scorer() if name == settings().scorer else build_scorer(settings().with_overrides(scorer=name))
+
+
+@st.cache_resource(show_spinner="Loading the word-sense chooser…")
+def sense_chooser_for(wsd: str) -> SenseChooser:
+    """The word-sense strategy ``wsd`` (the configured one is :func:`sense_chooser`)."""
+    return sense_chooser() if wsd == settings().wsd else build_sense_chooser(settings().with_overrides(wsd=wsd))
 
 
 @st.cache_resource(show_spinner="Loading the victim model…")

@@ -428,7 +428,7 @@ PEER_SYSTEMS = {"pwws": ("PWWS", "PWWSRen2019"), "deepwordbug": ("DeepWordBug", 
 def peer_identity(recipe: str, natlog: Any, textattack_version: str | None) -> dict[str, Any]:
     """The stored identity of ``recipe`` 's run beside NatLog run ``natlog``: the attack system and its
     version, the goal and budget, and the NatLog run's victim and data (the same pairs)."""
-    from engine.attack.recipe import run_identity
+    from engine.attack.identity import run_identity
 
     name, recipe_class = PEER_SYSTEMS[recipe]
     system = {"name": name, "package": "textattack", "version": textattack_version or "unknown",
@@ -460,7 +460,7 @@ def natlog_run_pairs(store: Any, natlog: Any) -> list[Any]:
 
 def check_victim(natlog: Any, victim: Victim) -> None:
     """PeerError unless ``victim`` has the weights and label map NatLog run ``natlog`` recorded."""
-    from engine.attack.recipe import victim_identity
+    from engine.attack.identity import victim_identity
 
     stored = natlog.config.get("victim") or {}
     mine = victim_identity(victim.name, ",".join(victim.labels))

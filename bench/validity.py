@@ -26,6 +26,7 @@ per pair with the rarest operators first: what the validity estimate is fitted o
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import hashlib
 import json
 import random
@@ -40,6 +41,7 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine.attack.recipe import AttackRecipe, load_recipe
 from engine.attack.search import AttackTools, attack_pair
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
@@ -150,12 +152,23 @@ def with_texts(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def source_recipe(recipe: AttackRecipe, source: str) -> AttackRecipe:
+    """``recipe`` for attacking pairs of ``source``: ``indefinite_reading = auto`` resolved."""
+    from engine.natlog.triggers import indefinite_reading
+
+    reading = indefinite_reading(recipe.conventions.indefinite_reading, SOURCE_FORMATS[source])
+    return dataclasses.replace(recipe, conventions=dataclasses.replace(recipe.conventions,
+                                                                       indefinite_reading=reading))
+
+
 def generate(args: argparse.Namespace) -> None:
-    settings = get_settings()
+    recipe = load_recipe(args.recipe, get_settings())
+    settings = recipe.apply(get_settings())
     began = time.monotonic()
     pool = having_words(candidate_pairs(ATTACK_SOURCES), args.hypothesis_has)
     victim = load_victim("offline", settings=settings)
-    tools = AttackTools.build(settings)  # the configured AltLM back-end (none by default)
+    tools = AttackTools.build(settings)  # the recipe's AltLM back-end (none in the default recipe)
+    print(f"recipe {recipe.name} ({recipe.hash})", file=sys.stderr)
     print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
     rows = []
     for name in args.setups.split(","):
@@ -163,8 +176,8 @@ def generate(args: argparse.Namespace) -> None:
         chosen = choose_pairs(pool, setup.source_label, args.per_setup, random.Random(f"{args.seed}:{setup.name}"))
         for src, index, pair in tqdm(chosen, desc=f"attack {setup.name}", unit="pair", mininterval=10):
             try:
-                result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools,
-                                     source_settings(settings, src))
+                result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings,
+                                     source_recipe(recipe, src))
             except InputError as exc:  # a premise of several sentences, say: not attackable as given
                 print(f"skipped {src} pair: {exc}", file=sys.stderr)
                 continue
@@ -189,7 +202,7 @@ def sample_candidates(args: argparse.Namespace) -> None:
     """Candidates as the first round of an attack ranks them (shipped defaults, no victim asked),
     a few per pair, spread over the operators: what the validity estimate is fitted on, since the
     search asks it about candidates, not only about the H* that won."""
-    from engine.edits.candidates import propose
+    from engine.attack.round import propose
     from engine.lexicon.senses import build_sense_chooser
     from engine.natlog.polarity import polarize
     from engine.natlog.triggers import Conventions
@@ -240,7 +253,7 @@ def contrast_readings(args: argparse.Namespace) -> None:
     """First-round candidates that only the scene reading of indefinite subjects licenses (not the
     strict existential one), per source: labelled blind, they say which reading each data set's
     annotators use (``report`` on this file gives the valid share per source)."""
-    from engine.edits.candidates import propose
+    from engine.attack.round import propose
     from engine.lexicon.senses import build_sense_chooser
     from engine.natlog.polarity import polarize
     from engine.natlog.triggers import Conventions
@@ -417,6 +430,7 @@ def main() -> None:
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--hypothesis-has", default="",
                    help="attack only pairs whose H has one of these words (comma-separated), e.g. 'or'")
+    g.add_argument("--recipe", default=None, metavar="NAME|FILE", help="the attack recipe (default: default)")
     g.add_argument("--out", type=Path, required=True)
     g.set_defaults(func=generate)
     c = sub.add_parser("sample-candidates", help="first-round candidates to label, spread over the operators")

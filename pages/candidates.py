@@ -11,11 +11,12 @@ from app.widgets import (
     polarity_html,
     validity_line,
 )
+from engine.attack.recipe import recipe_names
+from engine.attack.round import no_candidate_reason, propose
 from engine.constraints.chain import describe_by_operator, describe_rejected
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
 from engine.core.vocab import LABELS
-from engine.edits.candidates import no_candidate_reason, propose
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
@@ -32,9 +33,12 @@ with st.form("candidates-form"):
     premise = st.text_input("Premise P (optional; the premise check of neutral targets reads it)", "",
                             key="cand_premise")
     hypothesis = st.text_input("Hypothesis H", "A goose is a large bird", key="cand_hypothesis")
-    left, mid, right = st.columns(3)
+    left, mid, recipe_column, right = st.columns(4)
     label = left.selectbox("Gold label of (P, H)", LABELS, key="cand_label")
     top_k = mid.number_input("Keep the best", 1, 500, min(settings.top_k, 100), key="cand_top")
+    recipe_name = recipe_column.selectbox("Attack recipe", recipe_names(), key="cand_recipe",
+                                          help="the operators, constraint chain and conventions of a round "
+                                               "(default: the shipped defaults; natlog2023: the paper's Algorithm 1)")
     alt_lm = right.toggle("AltLM operator (slower)", value=False, key="cand_alt_lm")
     generate = st.form_submit_button("Generate candidates", type="primary")
 
@@ -42,13 +46,18 @@ if not generate:
     st.info("Type a hypothesis, pick its gold label and generate.")
     st.stop()
 
+recipe = cached.recipe(recipe_name)
+applied = recipe.apply(settings)  # the recipe's lexicon, conventions and search settings
 try:
-    polarized = polarize(parse(hypothesis, settings=settings), conventions=Conventions.of(settings))
+    polarized = polarize(parse(hypothesis, settings=applied), conventions=Conventions.of(applied))
     setups = setups_for_label(label)
+    gated = bool(premise.strip()) and applied.validity_estimate != "none"
     with st.spinner("Generating and ranking candidates…"):
-        proposals = propose(polarized, setups, cached.scorer(), premise=premise.strip() or None,
-                            settings=settings, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k),
-                            senses=cached.sense_chooser(), gate=cached.validity_gate() if premise.strip() else None)
+        proposals = propose(polarized, setups, cached.scorer_for(applied.scorer), premise=premise.strip() or None,
+                            settings=applied, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k),
+                            senses=cached.sense_chooser_for(applied.wsd),
+                            gate=cached.validity_gate() if gated else None,
+                            operators=recipe.build_operators(), chain=recipe.build_chain())
 except (InputError, ResourceError) as exc:
     st.error(md_escape(str(exc)))
     st.stop()
@@ -64,8 +73,9 @@ for proposal, tab in zip(proposals, tabs):
         if proposal.rejected_by_operator:
             st.caption("Dropped per operator: " + md_escape(describe_by_operator(proposal.rejected_by_operator)))
         if not rows:
-            st.info(md_escape(no_candidate_reason(polarized, proposal, settings=settings,
-                                                  premise=premise.strip() or None, senses=cached.sense_chooser())))
+            st.info(md_escape(no_candidate_reason(polarized, proposal, settings=applied,
+                                                  premise=premise.strip() or None,
+                                                  senses=cached.sense_chooser_for(applied.wsd))))
             continue
         st.dataframe(candidates_table(rows), width="stretch", height=min(460, 36 * len(rows) + 40))
         st.markdown("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)),

@@ -10,7 +10,7 @@ from annotations.aggregation import agreement, agreement_reading, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.links import stepper_link
-from app.widgets import HVASR_HELP, shown_ratios
+from app.widgets import HVASR_HELP, md_escape, shown_ratios
 from engine.core.vocab import AttackStatus
 from engine.reports.paper_tables import paper_pivot, to_latex
 from engine.store.identity import diff_rows, recipe_rows
@@ -130,10 +130,17 @@ with open_store() as store:
             {"share": 3, "qn_mean": 1, "ppl_mean": 1}), width="stretch")
 
     st.subheader("Recipe")
-    st.caption("Everything that shapes the run's attacks, stored with it: operators, constraint chain, scorer and "
-               "dtype, search and linguistic settings, the victim's weights hash, the data file's content hash, "
-               "the code version. A resume with any difference is refused.")
+    st.caption("Everything that shapes the run's attacks, stored with it: the attack recipe (operators and their "
+               "parameters, the constraint chain in order, search, ranking, lexicon and conventions), what it ran on "
+               "(dtype, device), the victim's weights hash, the data file's content hash, the code version. A resume "
+               "continues with the stored recipe and refuses any other; `engine recipe --run RUN --out FILE` writes "
+               "it for `engine attack --recipe FILE`.")
     chosen = store.run(run)
+    stored = chosen.config.get("recipe") or {}
+    if isinstance(stored, dict) and "format" in stored:
+        st.markdown(f"Recipe **{md_escape(str(stored.get('name', '')))}** "
+                    f"(hash {md_escape(str(chosen.config.get('recipe_hash', '')))}): "
+                    f"{md_escape(str(stored.get('description', '')))}")
     recipe_left, recipe_right = st.columns(2)
     recipe_left.dataframe(pd.DataFrame(recipe_rows(chosen.config), columns=["field", "value"]).set_index("field"),
                           width="stretch", height=420)

@@ -10,6 +10,7 @@ import streamlit as st
 from app import cached
 from app.auth import admin_session, open_store
 from app.widgets import md_escape
+from engine.attack.recipe import recipe_names
 from engine.core.errors import InputError
 from engine.core.vocab import LABELS
 from engine.data.readers import FORMATS, data_files, data_folders, inside_folders, read_pairs
@@ -63,7 +64,7 @@ with st.container(border=True):
     setups = c4.multiselect("Setups (one run each)", list(SETUPS), default=["E2C"], key="run_setups")
     limit = c5.number_input("Pairs per setup (seeded sample)", 1, 100_000, 20, key="run_limit")
     seed = c6.number_input("Seed", 0, 2**31 - 1, 0, key="run_seed")
-    c7, c8 = st.columns([2, 1])
+    c7, c8, c9 = st.columns([2, 1, 1])
     run_name = c7.text_input("Run name (optional)", "", key="run_name", max_chars=120,
                              help="Default: built from the setup, victim, data file and its content hash, split, size "
                                   "and seed. Queue an existing name to resume it; with several setups each run gets "
@@ -71,6 +72,9 @@ with st.container(border=True):
     include_trained = c8.checkbox("Also attack pairs the victim trained on", key="run_include_trained",
                                   help="Left out by default (the victim's model card lists them); a run that "
                                        "includes them is marked in the reports.")
+    recipe = c9.selectbox("Attack recipe", recipe_names(), key="run_recipe",
+                          help="default: the shipped defaults; natlog2023: Algorithm 1 as the paper describes it "
+                               "(engine recipes lists them). Each run stores its recipe whole.")
     queue = st.button("Queue runs", type="primary", disabled=not (path and setups))
 
 if queue and path:
@@ -85,7 +89,7 @@ if queue and path:
             for setup in setups:
                 spec = check_spec({"data": str(data), "format": fmt, "split": split.strip() or None, "setup": setup,
                                    "victim": chosen_victim, "limit": int(limit), "seed": int(seed),
-                                   "include_trained": include_trained})
+                                   "include_trained": include_trained, "recipe": recipe})
                 name = (f"{setup}-{run_name.strip()}" if len(setups) > 1 else run_name.strip()) if run_name.strip() \
                     else default_run_name(setup, chosen_victim, data, int(limit), int(seed), spec["split"])
                 jobs.enqueue(store, name, spec)

@@ -25,11 +25,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from engine.constraints.chain import CheckContext, ConstraintChain
+from engine.attack.recipe import AttackRecipe
+from engine.attack.round import candidate_round
+from engine.constraints.chain import ConstraintChain
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
 from engine.core.vocab import LABELS, AttackStatus, NLILabel
 from engine.edits.candidates import generate_candidates
+from engine.edits.operators import EditOperator
 from engine.edits.records import Candidate, FillIn
 from engine.lexicon.senses import SenseChooser, build_sense_chooser
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
@@ -40,7 +43,7 @@ from engine.natlog.verifier import SelfCheck, self_check
 from engine.parse import ParsedSentence, parse, validate_premise, validate_text
 from engine.parse.completeness import incomplete_reason
 from engine.ranking.fill_in import build_fill_in
-from engine.ranking.scoring import CausalLMScorer, Scorer, build_scorer, rank
+from engine.ranking.scoring import CausalLMScorer, Scorer, build_scorer
 from engine.store.records import AttackRecord
 from engine.validity.estimate import ValidityEstimate, ValidityGate
 from engine.validity.features import ValidityInput
@@ -232,7 +235,7 @@ class AttackSearch:
         scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
         ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
         chain: ConstraintChain | None = None, senses: SenseChooser | None = None,
-        gate: ValidityGate | None = None,
+        gate: ValidityGate | None = None, operators: Sequence[EditOperator] | None = None,
     ) -> None:
         gold_label = NLILabel.parse(gold_label, "the pair's label")
         if gold_label != setup.source_label:
@@ -244,7 +247,9 @@ class AttackSearch:
         hypothesis = validate_text(hypothesis, self.settings.max_chars)
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
         self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
-        self.chain = chain or ConstraintChain.default()
+        self.chain = chain or ConstraintChain.default(self.settings)
+        #: The edit operators asked (None: those the settings leave on, as ``generate`` chooses them).
+        self.operators = tuple(operators) if operators is not None else None
         if gate is not None and self.settings.validity_estimate == "none":
             gate = None
         elif gate is not None and (gate.min_validity, gate.weight) != (self.settings.min_validity,
@@ -301,29 +306,15 @@ class AttackSearch:
                            RoundOutcome.UNPARSABLE, None, time.monotonic() - began)
             self.rounds.append(result)
             return result
-        proposed = self.generate(
-            polarized, allowed, setup=setup.name, settings=self.settings,
-            fill_in=self.fill_in, alternated=frozenset(state.alternated), senses=self.senses, premise=self.premise,
+        found = candidate_round(
+            polarized, setup, allowed, settings=self.settings, scorer=self.scorer, chain=self.chain,
+            premise=self.premise, hypothesis=self.hypothesis, reference=self._reference(), gate=self.gate,
+            fill_in=self.fill_in, senses=self.senses, operators=self.operators, generate=self.generate,
+            alternated=state.alternated, seen=state.seen, composed=start_composed, edits=len(state.derivation),
+            operators_so_far=[s.candidate.operator for s in state.derivation],
         )
-        fresh = [c for c in proposed if c.text not in state.seen]
-        check = CheckContext(setup, self.premise, start_composed, len(state.derivation), polarized, self.settings,
-                             self.scorer, self._reference())
-        checked = self.chain.apply(fresh, check)
-        ranked = rank(checked.kept, self.scorer, self.settings.top_k)
-        state.seen.update(c.text for c in ranked)
-        rejected, by_operator = dict(checked.rejected), dict(checked.by_operator)
-        before_gate = len(ranked)
-        if self.gate is not None:
-            # The gate estimates the top_k by fluency (gating the whole checked list before the cut was
-            # measured too: slower, and no better on the dev set; docs/validity.md).
-            gated = self.gate.apply(ranked, premise=self.premise, hypothesis=self.hypothesis,
-                                    target=setup.target_label.value,
-                                    operators_so_far=[s.candidate.operator for s in state.derivation])
-            ranked = gated.kept
-            if self.gate.min_validity > 0:  # a gate that drops nothing is not counted as a check
-                rejected[ValidityGate.name] = gated.dropped
-            if gated.by_operator:
-                by_operator[ValidityGate.name] = gated.by_operator
+        state.seen.update(c.text for c in found.ranked)
+        ranked, rejected, by_operator, before_gate = list(found.kept), found.rejected, found.by_operator, len(found.ranked)
         queried = self._query(ranked)
         chosen: int | None = None
         outcome: RoundOutcome
@@ -344,7 +335,7 @@ class AttackSearch:
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
             rejected=rejected, rejected_by_operator=by_operator,
-            revisited=len(proposed) - len(fresh),
+            revisited=found.revisited,
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
         )
@@ -475,14 +466,23 @@ def with_alt_lm(settings: Settings, wanted: bool | None) -> Settings:
 
 
 def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
-                 tools: AttackTools, settings: Settings | None = None) -> AttackSearch:
-    """A new search on one pair (the original pair is queried now)."""
+                 tools: AttackTools, settings: Settings | None = None,
+                 recipe: AttackRecipe | None = None) -> AttackSearch:
+    """A new search on one pair (the original pair is queried now). With a ``recipe``, its operators
+    and constraint chain run, in its order and with its parameters, under ``settings`` with the
+    recipe applied; without, those the settings describe."""
+    operators: tuple[EditOperator, ...] | None = None
+    chain: ConstraintChain | None = None
+    if recipe is not None:
+        settings = recipe.apply(settings or get_settings())
+        operators, chain = recipe.build_operators(), recipe.build_chain()
     return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
                         fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate,
-                        senses=tools.senses, gate=tools.gate)
+                        senses=tools.senses, gate=tools.gate, operators=operators, chain=chain)
 
 
 def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
-                tools: AttackTools, settings: Settings | None = None) -> AttackResult:
-    """Attack one pair to the end."""
-    return start_search(premise, hypothesis, gold_label, setup, victim, tools, settings).run()
+                tools: AttackTools, settings: Settings | None = None,
+                recipe: AttackRecipe | None = None) -> AttackResult:
+    """Attack one pair to the end (with ``recipe``: as :func:`start_search` runs it)."""
+    return start_search(premise, hypothesis, gold_label, setup, victim, tools, settings, recipe).run()

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
-from engine.attack.search import AttackResult, AttackTools, attack_pair, with_alt_lm
+from engine.attack.recipe import AttackRecipe, load_recipe, recipe_names
+from engine.attack.search import AttackResult, AttackTools, attack_pair
 from engine.constraints.chain import describe_rejected
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
@@ -18,9 +21,10 @@ from engine.parse import validate_premise, validate_text
 from engine.ranking.scoring import SCORERS
 from engine.reports.metrics import run_metrics
 from engine.reports.tables import format_table, record_table
-from engine.runs.runner import alt_lm_in_use, default_run_name, run_attacks, start_run
+from engine.runs.runner import default_run_name, run_attacks, start_run
 from engine.runs.worker import run_worker, worker_running
 from engine.store import jobs
+from engine.store.identity import describe_differences, differences
 from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
 
@@ -66,6 +70,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _attack_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--setup", required=True, help=", ".join(SETUPS))
+    p.add_argument("--recipe", default=None, metavar="NAME|FILE",
+                   help=f"the attack recipe: {', '.join(recipe_names())}, or a TOML file (engine recipe NAME --out "
+                        "FILE writes one); default: a resumed run's stored recipe, else 'default'. "
+                        "--budget, --top, --scorer and --alt-lm change it")
     p.add_argument("--victim", default=None, help="'offline' (from train-victim), a model folder or hub id")
     p.add_argument("--label-map", default=None, help="victim output order, e.g. entailment,neutral,contradiction")
     p.add_argument("--budget", type=int, default=None, help="query budget per pair (default: settings, 500)")
@@ -76,19 +84,37 @@ def _attack_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-alt-lm", dest="alt_lm", action="store_false", help="leave out the AltLM operator")
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    overrides: dict[str, object] = {}
-    for option, name in (("budget", "query_budget"), ("top", "top_k"), ("scorer", "scorer")):
-        value = getattr(args, option, None)
-        if value is not None:
-            overrides[name] = value
-    if overrides.get("query_budget", 1) < 1 or overrides.get("top_k", 1) < 1:  # type: ignore[operator]
+def _recipe(args: argparse.Namespace, settings: Settings, stored: Mapping[str, Any] | None = None) -> AttackRecipe:
+    """The recipe an attack command runs: ``--recipe``, else a resumed run's ``stored`` recipe, else
+    ``default``; with ``--budget``, ``--top``, ``--scorer`` and ``--alt-lm`` applied."""
+    if args.recipe is None and stored is not None and "format" in stored:
+        recipe = AttackRecipe.from_json(stored, settings, f"run {args.run_name!r}'s stored recipe")
+    else:
+        recipe = load_recipe(args.recipe, settings)
+    search = {name: value for option, name in (("budget", "query_budget"), ("top", "top_k"))
+              if (value := getattr(args, option, None)) is not None}
+    if any(value < 1 for value in search.values()):
         raise InputError("--budget and --top must be at least 1")
-    return get_settings().with_overrides(**overrides)
+    ranking = {"scorer": args.scorer} if args.scorer is not None else {}
+    return recipe.with_changes({"search": search, "ranking": ranking}, "command line").with_alt_lm(args.alt_lm)
+
+
+def _say_what_a_resume_keeps(name: str, stored: AttackRecipe, configured: AttackRecipe) -> None:
+    """A resume runs the stored recipe: say so, and name the settings that differ and are not applied."""
+    diff = differences({"recipe": stored.to_json()}, {"recipe": configured.to_json()})
+    note = (f"; the configured settings differ in {describe_differences(diff)} and are not applied "
+            f"(another recipe needs another --run-name)") if diff else ""
+    print(f"run {name!r} resumes with its stored recipe {stored.name} ({stored.hash}){note}")
+
+
+def _stored_recipe(store: RunStore, name: str) -> Mapping[str, Any] | None:
+    """The recipe stored with run ``name`` (None for a new run)."""
+    found = [run for run in store.runs() if run.name == name]
+    return found[0].config.get("recipe") if found else None
 
 
 def cmd_attack(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    settings = get_settings()
     setup = get_setup(args.setup)
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit must be at least 1")
@@ -101,27 +127,35 @@ def cmd_attack(args: argparse.Namespace) -> int:
     name = args.run_name or default_run_name(setup.name, victim_name, args.data, args.limit, args.seed, args.split)
     distributed = args.workers is not None or args.ray_address is not None
     with RunStore.open(args.db or settings.db_path) as store:
+        args.run_name = name
+        stored = _stored_recipe(store, name)
+        recipe = _recipe(args, settings, stored).for_data(args.data, args.format)
+        if args.recipe is None and stored is not None and "format" in stored:
+            _say_what_a_resume_keeps(name, recipe, _recipe(args, settings).for_data(args.data, args.format))
+        settings = recipe.apply(settings)
+        print(f"recipe {recipe.name} ({recipe.hash}): {len(recipe.operators)} operators, "
+              f"constraints {', '.join(s.name for s in recipe.constraints) or 'none'}")
         # The run's identity is checked before any model loads: a resume with another recipe stops at once.
         location = victim_location(victim_name, settings)
         start_run(store, name, args.data, args.format, setup, victim_name, location,
-                  victim_labels(location, args.label_map), settings,
-                  alt_lm_in_use(settings, with_alt_lm(settings, args.alt_lm).alt_lm != "none"),
+                  victim_labels(location, args.label_map), settings, recipe,
                   limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained)
         if distributed:
             from engine.runs.distributed import run_attacks_distributed
 
             report = run_attacks_distributed(
                 store, name, args.data, args.format, setup, victim_name, settings, workers=args.workers or 2,
-                address=args.ray_address, label_map=args.label_map, alt_lm=args.alt_lm, limit=args.limit,
+                address=args.ray_address, label_map=args.label_map, limit=args.limit,
                 seed=args.seed, split=args.split, pairs=pairs, gpus_per_worker=args.gpus_per_worker,
-                include_trained=args.include_trained,
+                include_trained=args.include_trained, recipe=recipe,
             )
         else:
             victim = load_victim(victim_name, args.label_map, settings)
-            tools = AttackTools.build(settings, alt_lm=args.alt_lm)
+            tools = AttackTools.build(settings)
             report = run_attacks(
                 store, name, args.data, args.format, setup, victim_name, victim, tools, settings,
                 limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained,
+                recipe=recipe,
             )
         left_out = report.run.config.get("data", {}).get("trained_pairs_left_out", 0)
         if left_out:
@@ -170,13 +204,14 @@ def _print_result(result: AttackResult) -> None:
 
 
 def cmd_attack_one(args: argparse.Namespace) -> int:
-    settings = _settings(args)
+    recipe = _recipe(args, get_settings())
+    settings = recipe.apply(get_settings())
     setup = get_setup(args.setup)
     validate_premise(args.premise, settings.max_chars)  # fail before loading any model
     validate_text(args.hypothesis, settings.max_chars)
     victim = load_victim(args.victim or settings.victim, args.label_map, settings)
-    tools = AttackTools.build(settings, alt_lm=args.alt_lm)
-    result = attack_pair(args.premise, args.hypothesis, args.label, setup, victim, tools, settings)
+    tools = AttackTools.build(settings)
+    result = attack_pair(args.premise, args.hypothesis, args.label, setup, victim, tools, settings, recipe)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:

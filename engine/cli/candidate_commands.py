@@ -10,12 +10,12 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from engine.attack.round import no_candidate_reason, propose
 from engine.attack.search import with_alt_lm
 from engine.constraints.chain import describe_rejected, registered_constraints
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
 from engine.data.readers import FORMATS, read_pairs
-from engine.edits.candidates import no_candidate_reason, propose
 from engine.edits.operators import registered_operators, select_operators
 from engine.lexicon import pp_inventory
 from engine.lexicon import relatives as lexicon

@@ -27,8 +27,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar, TypeVar
 
-from engine.core.registry import Registry
-from engine.core.settings import Settings, get_settings
+from engine.core.registry import Configurable, Registry
+from engine.core.settings import Settings
 from engine.core.vocab import NLILabel
 from engine.edits.records import Candidate
 from engine.natlog.polarity import PolarizedSentence
@@ -57,8 +57,9 @@ class CheckContext:
     reference: float | None = None
 
 
-class Constraint(ABC):
-    """One check on candidates. Subclasses set ``name`` (and ``description``) and implement :meth:`keep`."""
+class Constraint(Configurable, ABC):
+    """One check on candidates. Subclasses set ``name`` (and ``description``) and implement :meth:`keep`;
+    one with parameters names them in ``parameters`` and takes them in its constructor."""
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
@@ -117,13 +118,18 @@ class ConstraintChain:
     constraints: tuple[Constraint, ...]
 
     @classmethod
-    def default(cls) -> ConstraintChain:
-        """Every registered constraint, in registration order."""
-        return cls(registered_constraints())
+    def default(cls, settings: Settings | None = None) -> ConstraintChain:
+        """Every registered constraint, in registration order, with its parameters from ``settings``
+        (the registered defaults without)."""
+        found = registered_constraints()
+        return cls(found if settings is None else tuple(c.from_settings(settings) for c in found))
 
     @classmethod
     def named(cls, names: Iterable[str]) -> ConstraintChain:
         return cls(tuple(get_constraint(n) for n in names))
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(c.name for c in self.constraints)
 
     def apply(self, candidates: Sequence[Candidate], check: CheckContext) -> Checked:
         kept = list(candidates)
@@ -186,15 +192,19 @@ class PremiseCheck(Constraint):
 
 @register_constraint
 class MaxEdits(Constraint):
-    """At most ``settings.max_edits`` edits from H to H* (0: no cap): long derivations drift from
+    """At most ``max_edits`` edits from H to H* (0: no cap): long derivations drift from
     anything a person would write ("It is not true that the kids are not at the table bolting down
     high herbal" from "The kids are at the table eating dinner")."""
 
     name = "max-edits"
-    description = "H* is at most settings.max_edits edits from H"
+    description = "H* is at most max_edits edits from H"
+    parameters = ("max_edits",)
+
+    def __init__(self, max_edits: int = Settings.max_edits) -> None:
+        self.max_edits = max_edits
 
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
-        cap = (check.settings or get_settings()).max_edits
+        cap = self.max_edits
         return list(candidates) if cap <= 0 or check.edits < cap else []
 
 
@@ -221,13 +231,12 @@ class ReparseCheck(Constraint):
         source = check.source
         if source is None:
             return list(candidates)
-        settings = check.settings or get_settings()
         original = source.sentence
         root = original.root
         kept = []
         # One batch through the parser for the whole round (memoised: later rounds reuse them).
         parsed = dict(zip((c.text for c in candidates if c.site is not None),
-                          parse_many([c.text for c in candidates if c.site is not None], settings=settings)))
+                          parse_many([c.text for c in candidates if c.site is not None], settings=check.settings)))
         for c in candidates:
             if c.site is None:
                 kept.append(c)
@@ -275,24 +284,27 @@ def _keeps_roles(original: ParsedSentence, again: ParsedSentence, c: Candidate, 
 
 @register_constraint
 class FluencyFloor(Constraint):
-    """H* may be at most ``settings.fluency_floor`` times as perplexing as H to the ranking LM (0:
+    """H* may be at most ``fluency_floor`` times as perplexing as H to the ranking LM (0:
     no floor). Scores are kept on the candidates, so ranking does not score them again."""
 
     name = "fluency-floor"
-    description = "H*'s perplexity is at most settings.fluency_floor times H's"
+    description = "H*'s perplexity is at most fluency_floor times H's"
+    parameters = ("fluency_floor",)
+
+    def __init__(self, fluency_floor: float = Settings.fluency_floor) -> None:
+        self.fluency_floor = fluency_floor
 
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
-        settings = check.settings or get_settings()
-        if settings.fluency_floor <= 0 or check.scorer is None or check.reference is None or not candidates:
+        if self.fluency_floor <= 0 or check.scorer is None or check.reference is None or not candidates:
             return list(candidates)
         scores = check.scorer.score([c.text for c in candidates])
-        limit = settings.fluency_floor * check.reference
+        limit = self.fluency_floor * check.reference
         return [dataclasses.replace(c, score=s) for c, s in zip(candidates, scores) if s <= limit]
 
 
 @register_constraint
 class InsertionFit(Constraint):
-    """An inserted modifier must cost the ranking LM at most ``settings.insertion_cost`` nats per
+    """An inserted modifier must cost the ranking LM at most ``insertion_cost`` nats per
     inserted token (0: off): H*'s total negative log-likelihood minus that of the hypothesis it
     edits, over the tokens added. Mined modifiers fit their noun's class but often not the
     sentence ("The gang is structured in the air", "Oats in the water have long been food for
@@ -300,12 +312,15 @@ class InsertionFit(Constraint):
     (docs/validity.md). Runs after the fluency floor and reuses its scores."""
 
     name = "insertion-fit"
-    description = "an inserted modifier costs the LM at most settings.insertion_cost nats per token"
+    description = "an inserted modifier costs the LM at most insertion_cost nats per token"
+    parameters = ("insertion_cost",)
+
+    def __init__(self, insertion_cost: float = Settings.insertion_cost) -> None:
+        self.insertion_cost = insertion_cost
 
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
-        settings = check.settings or get_settings()
         inserted = [c for c in candidates if c.operator == "Insertion"]
-        if settings.insertion_cost <= 0 or check.scorer is None or check.source is None or not inserted:
+        if self.insertion_cost <= 0 or check.scorer is None or check.source is None or not inserted:
             return list(candidates)
         scorer = check.scorer
         missing = [c for c in inserted if c.score is None]
@@ -322,6 +337,6 @@ class InsertionFit(Constraint):
         base = counts[0] * math.log(base_score)
         too_costly = {
             c.text for c, n in zip(inserted, counts[1:])
-            if (n * math.log(c.score or math.inf) - base) / max(1, n - counts[0]) > settings.insertion_cost
+            if (n * math.log(c.score or math.inf) - base) / max(1, n - counts[0]) > self.insertion_cost
         }
         return [c for c in candidates if not (c.operator == "Insertion" and c.text in too_costly)]

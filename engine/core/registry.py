@@ -12,8 +12,8 @@ In: a name. Out: the entry registered under it (or a one-line error naming the k
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Generic, TypeVar
+from collections.abc import Callable, Iterator, Mapping
+from typing import ClassVar, Generic, Self, TypeVar
 
 from engine.core.errors import InputError
 
@@ -73,3 +73,53 @@ class Registry(Generic[T]):
 
     def __repr__(self) -> str:
         return f"<{self.kind} registry: {', '.join(self._entries)}>"
+
+
+#: The values a component parameter may take (what a recipe file can spell).
+ParamValue = int | float | str | bool
+
+
+class Configurable:
+    """A registered component with constructor parameters (an edit operator, a constraint).
+
+    ``parameters`` names them. Each name is also a settings field, which gives the value of a
+    component built from the settings (:meth:`from_settings`); a recipe gives its own values
+    (:meth:`configured`). The registry holds one instance built with the defaults.
+    """
+
+    name: ClassVar[str]
+    parameters: ClassVar[tuple[str, ...]] = ()
+
+    def params(self) -> dict[str, ParamValue]:
+        """The instance's parameter values, by name."""
+        return {name: getattr(self, name) for name in self.parameters}
+
+    def configured(self, values: Mapping[str, object], what: str = "component") -> Self:
+        """A new instance of the same class with ``values`` replacing some parameters (InputError for an
+        unknown name or a value of another type)."""
+        unknown = sorted(set(values) - set(self.parameters))
+        if unknown:
+            raise InputError(f"{what} {self.name} has no parameter {unknown[0]!r}; "
+                             f"it takes: {', '.join(self.parameters) or 'none'}")
+        merged = self.params()
+        for key, value in values.items():
+            merged[key] = _same_type(merged[key], value, f"{what} {self.name}: parameter {key!r}")
+        return type(self)(**merged)
+
+    def from_settings(self, settings: object) -> Self:
+        """A new instance whose parameters are the settings fields of the same names."""
+        return self.configured({name: getattr(settings, name) for name in self.parameters})
+
+
+def _same_type(default: ParamValue, value: object, what: str) -> ParamValue:
+    """``value`` as the type of ``default`` (an int is a valid float; nothing else converts)."""
+    if isinstance(default, bool) or isinstance(value, bool):
+        if isinstance(default, bool) and isinstance(value, bool):
+            return value
+    elif isinstance(default, float) and isinstance(value, (int, float)):
+        return float(value)
+    elif isinstance(default, int) and isinstance(value, int):
+        return value
+    elif isinstance(default, str) and isinstance(value, str):
+        return value
+    raise InputError(f"{what} must be {type(default).__name__}, not {value!r}")

@@ -15,13 +15,29 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Literal, cast, get_args
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 class SettingsError(ValueError):
     """A configuration value is missing or malformed."""
+
+
+# The settings with a fixed set of values (checked once, in ``load_settings``). Choices that can be
+# extended by registering a component (parsers, scorers, AltLM back-ends, word-sense strategies) are
+# checked against their registries where the component is built.
+SourceCheck = Literal["complete", "off"]
+DefiniteReading = Literal["nonmonotone", "existential"]
+NumeralReading = Literal["exactly", "at-least"]
+IndefiniteReading = Literal["existential", "scene", "auto"]
+LMDtype = Literal["auto", "float32", "bfloat16", "float16"]
+#: The alias name -> its values (annotations are read as strings: ``from __future__ import annotations``).
+CHOICES: dict[str, tuple[str, ...]] = {
+    name: tuple(get_args(alias)) for name, alias in (
+        ("SourceCheck", SourceCheck), ("DefiniteReading", DefiniteReading), ("NumeralReading", NumeralReading),
+        ("IndefiniteReading", IndefiniteReading), ("LMDtype", LMDtype))
+}
 
 
 @dataclass(frozen=True)
@@ -40,7 +56,7 @@ class Settings:
     backbone: str = "offline"
     victim: str = "offline"
     device: str = "auto"
-    lm_dtype: str = "auto"
+    lm_dtype: LMDtype = "auto"
     max_chars: int = 600
     top_k: int = 100
     query_budget: int = 500
@@ -64,16 +80,16 @@ class Settings:
     # with "or" (docs/validity.md, "Conjunct and disjunct edits"). A comma-separated list of
     # names switches those off; ``none`` switches none off.
     disabled_operators: str = "DisjunctDeletion,DisjunctInsertion"
-    source_check: str = "complete"
+    source_check: SourceCheck = "complete"
     # The reading of "the N" in the polarity marker: nonmonotone (refers) or existential ("some N").
-    definite_reading: str = "nonmonotone"
+    definite_reading: DefiniteReading = "nonmonotone"
     # The reading of a bare subject numeral ("Two men ..."): exactly (default) or at-least.
-    numeral_reading: str = "exactly"
+    numeral_reading: NumeralReading = "exactly"
     # The reading of an indefinite subject ("A dog is chasing a ball"): existential (MacCartney's
     # strict "some dog"), scene (the entity the premise describes, as SNLI and SICK annotators read
     # captions), or auto: scene for SNLI- and SICK-format data, existential elsewhere and for typed pairs
     # (chosen from blind labels: docs/validity.md, "The indefinite reading").
-    indefinite_reading: str = "auto"
+    indefinite_reading: IndefiniteReading = "auto"
     max_edits: int = 3
     # The validity estimate (engine/validity): ``shipped`` (engine/validity/estimator.json), ``none``
     # (no gate) or the path of a fitted estimate file. Candidates estimated under ``min_validity`` are
@@ -127,9 +143,12 @@ def _coerce(name: str, value: object) -> Path | bool | int | float | str:
             return int(cast("str | int | float", value))
         if kind == "float":
             return float(cast("str | int | float", value))
-        return str(value)
     except (TypeError, ValueError) as exc:
         raise SettingsError(f"setting {name!r}: cannot read {value!r} as {kind}") from exc
+    text = str(value)
+    if kind in CHOICES and text not in CHOICES[kind]:
+        raise SettingsError(f"setting {name!r}: {text!r} is not one of {', '.join(CHOICES[kind])}")
+    return text
 
 
 def _read_toml(path: Path, table: str | None = None) -> dict[str, object]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.attack.recipe import model_identity
+from engine.attack.identity import model_identity
 from engine.core.vocab import LABELS
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1

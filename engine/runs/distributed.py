@@ -22,13 +22,14 @@ from typing import Any
 
 from tqdm import tqdm
 
-from engine.attack.search import AttackTools, attack_pair, with_alt_lm
+from engine.attack.recipe import AttackRecipe
+from engine.attack.search import AttackTools, attack_pair
 from engine.core.errors import InputError
 from engine.core.settings import Settings
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import Setup, get_setup
-from engine.runs.runner import RunReport, alt_lm_in_use, data_settings, start_run
+from engine.runs.runner import RunReport, start_run
 from engine.store.records import AttackRecord
 from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
@@ -47,15 +48,15 @@ def _ray() -> Any:
 class AttackWorker:
     """One Ray actor: loads the victim and the attack tools once, then attacks pairs on request."""
 
-    def __init__(self, settings: Settings, victim_name: str, label_map: str | None, alt_lm: bool | None) -> None:
-        self.settings = settings
-        self.victim = load_victim(victim_name, label_map, settings)
-        self.tools = AttackTools.build(settings, alt_lm=alt_lm)
+    def __init__(self, settings: Settings, victim_name: str, label_map: str | None, recipe: AttackRecipe) -> None:
+        self.settings, self.recipe = recipe.apply(settings), recipe
+        self.victim = load_victim(victim_name, label_map, self.settings)
+        self.tools = AttackTools.build(self.settings)
 
     def attack(self, index: int, pair: NLIPair, setup_name: str) -> AttackRecord:
         started = datetime.now(UTC)
         result = attack_pair(pair.premise, pair.hypothesis, pair.label, get_setup(setup_name), self.victim,
-                             self.tools, self.settings)
+                             self.tools, self.settings, self.recipe)
         return result.to_record(index, started, datetime.now(UTC))
 
 
@@ -82,17 +83,19 @@ def run_attacks_distributed(
     workers: int, address: str | None = None, label_map: str | None = None, alt_lm: bool | None = None,
     limit: int | None = None, seed: int = 0, split: str | None = None, pairs: Sequence[NLIPair] | None = None,
     gpus_per_worker: float = 0.0, progress: bool = True, include_trained: bool = False,
+    recipe: AttackRecipe | None = None,
 ) -> RunReport:
-    """:func:`engine.runs.runner.run_attacks` over ``workers`` Ray actors, with this process as the one writer."""
+    """:func:`engine.runs.runner.run_attacks` over ``workers`` Ray actors, with this process as the one
+    writer; ``recipe`` as there (None: the settings' own, with AltLM as ``alt_lm`` chooses)."""
     if workers < 1:
         raise InputError("--workers must be at least 1")
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
-    settings = data_settings(settings, data, fmt)
+    recipe = (recipe or AttackRecipe.from_settings(settings)).with_alt_lm(alt_lm).for_data(data, fmt)
+    settings = recipe.apply(settings)
     location = victim_location(victim_name, settings)
     # The same identity as a local run's (a run started here resumes locally and the other way round).
     run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, location,
-                            victim_labels(location, label_map), settings,
-                            alt_lm_in_use(settings, with_alt_lm(settings, alt_lm).alt_lm != "none"),
+                            victim_labels(location, label_map), settings, recipe,
                             limit=limit, seed=seed, split=split, pairs=pairs, include_trained=include_trained)
     ray = start_ray(workers, address)
     done = store.done_pair_indices(run.id)
@@ -100,7 +103,7 @@ def run_attacks_distributed(
     began = time.monotonic()
     counts = dict.fromkeys(AttackStatus, 0)
     remote = ray.remote(num_cpus=1, num_gpus=gpus_per_worker)(AttackWorker)
-    actors = [remote.remote(settings, victim_name, label_map, alt_lm) for _ in range(min(workers, max(1, len(queue))))]
+    actors = [remote.remote(settings, victim_name, label_map, recipe) for _ in range(min(workers, max(1, len(queue))))]
     total = len(queue)
     bar = tqdm(total=total, desc=f"attack {setup.name} on {len(actors)} Ray workers", unit="pair",
                disable=not progress)

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from engine.attack.recipe import attack_recipe, run_identity, victim_identity
-from engine.attack.search import AttackTools, attack_pair, with_alt_lm
+from engine.attack.identity import run_identity, runtime_identity, victim_identity
+from engine.attack.recipe import AttackRecipe
+from engine.attack.search import AttackTools, attack_pair
 from engine.core.settings import Settings
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, detect_format, file_digest, pair_key, read_pairs
@@ -55,15 +56,9 @@ def default_run_name(setup: str, victim: str, data: Path, limit: int | None, see
     return f"{setup}-{victim_part}-{data_part}-n{limit or 'all'}-seed{seed}"
 
 
-def alt_lm_in_use(settings: Settings, on: bool) -> str:
-    """The AltLM back-end a run records: the configured one (``offline`` when none is) if AltLM is on."""
-    return with_alt_lm(settings, True).alt_lm if on else "none"
-
-
 def data_settings(settings: Settings, data: Path, fmt: str) -> Settings:
     """``settings`` for attacking pairs of ``data``: ``indefinite_reading = auto`` resolved by the
-    file's format (:func:`engine.natlog.triggers.indefinite_reading`), so the run's recipe records the
-    reading its attacks used."""
+    file's format (as :meth:`engine.attack.recipe.AttackRecipe.for_data` resolves a recipe's)."""
     if settings.indefinite_reading != "auto":
         return settings
     return settings.with_overrides(indefinite_reading=indefinite_reading("auto", detect_format(Path(data), fmt)))
@@ -71,20 +66,22 @@ def data_settings(settings: Settings, data: Path, fmt: str) -> Settings:
 
 def start_run(
     store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim_location: str,
-    labels: Sequence[str], settings: Settings, alt_lm: str, *, limit: int | None, seed: int, split: str | None,
-    pairs: Sequence[NLIPair], include_trained: bool = False,
+    labels: Sequence[str], settings: Settings, recipe: AttackRecipe, *, limit: int | None, seed: int,
+    split: str | None, pairs: Sequence[NLIPair], include_trained: bool = False,
 ) -> tuple[Run, list[tuple[int, NLIPair]]]:
-    """Create or resume the run (its whole identity checked, see :mod:`engine.attack.recipe`) and choose its
-    pairs; pairs the victim trained on are left out unless ``include_trained``."""
-    settings = data_settings(settings, data, fmt)
+    """Create or resume the run (its whole identity checked, see :mod:`engine.attack.identity`) and choose its
+    pairs; pairs the victim trained on are left out unless ``include_trained``. The run stores
+    ``recipe`` (resolved for the data's format) whole."""
+    recipe = recipe.for_data(data, fmt)
+    settings = recipe.apply(settings)
     exclude = training_exclusions(victim_location, include_trained)
     chosen = select_pairs(pairs, setup, limit, seed, exclude)
     data_identity = {"sha256": file_digest(data), "format": fmt, "split": split, "limit": limit,
                      "include_trained": include_trained,
                      "trained_pairs_left_out": sum(1 for p in pairs if p.label == setup.source_label
                                                    and pair_key(p.premise, p.hypothesis) in exclude)}
-    config = run_identity(attack_recipe(settings, alt_lm), victim_identity(victim_location, ",".join(labels)),
-                          data_identity)
+    config = run_identity(recipe.to_json(), victim_identity(victim_location, ",".join(labels)), data_identity,
+                          runtime_identity(settings))
     return store.start_run(run_name, setup.name, victim_name, data, fmt, seed, config), chosen
 
 
@@ -107,7 +104,7 @@ def run_attacks(
     tools: AttackTools, settings: Settings, *, limit: int | None = None, seed: int = 0,
     split: str | None = None, pairs: Sequence[NLIPair] | None = None, progress: bool = True,
     should_stop: Callable[[], bool] | None = None, on_start: Callable[[Run, int], None] | None = None,
-    include_trained: bool = False,
+    include_trained: bool = False, recipe: AttackRecipe | None = None,
 ) -> RunReport:
     """Attack the selected pairs of ``data`` (``pairs``: already read from it), committing each
     result; pairs already stored for ``run_name`` are not attacked again (resume). Pairs the victim
@@ -115,12 +112,17 @@ def run_attacks(
 
     ``on_start(run, selected)`` is called once the run exists; ``should_stop()`` is asked before
     each pair, and a True ends the run early, unfinished (it resumes when run again).
+
+    ``recipe`` is the attack (:class:`engine.attack.recipe.AttackRecipe`; ``tools`` must be built
+    with it applied); None: the one ``settings`` describe, with AltLM as ``tools`` has it.
     """
     pairs = read_pairs(data, fmt, split) if pairs is None else pairs
-    settings = data_settings(settings, data, fmt)
+    if recipe is None:
+        recipe = AttackRecipe.from_settings(settings).with_alt_lm(tools.fill_in is not None)
+    recipe = recipe.for_data(data, fmt)
+    settings = recipe.apply(settings)
     run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, victim.name, victim.labels, settings,
-                            alt_lm_in_use(settings, tools.fill_in is not None), limit=limit, seed=seed, split=split,
-                            pairs=pairs, include_trained=include_trained)
+                            recipe, limit=limit, seed=seed, split=split, pairs=pairs, include_trained=include_trained)
     if on_start is not None:
         on_start(run, len(chosen))
     done = store.done_pair_indices(run.id)
@@ -134,7 +136,7 @@ def run_attacks(
             stopped = True
             break
         started = datetime.now(UTC)
-        result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
+        result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings, recipe)
         store.record_attack(run.id, result.to_record(index, started, datetime.now(UTC)))
         counts[result.status] += 1
         bar.set_postfix({status.value: n for status, n in counts.items()})

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from engine.attack.recipe import load_recipe, recipe_names
 from engine.attack.search import AttackTools
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
@@ -39,7 +40,7 @@ from engine.victim.training import (
 )
 
 #: The keys of a job's spec (the Runs page and ``engine attack`` fill the same parameters).
-SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed", "include_trained")
+SPEC_KEYS = ("data", "format", "split", "setup", "victim", "label_map", "limit", "seed", "include_trained", "recipe")
 
 
 def lock_path(db_path: Path) -> Path:
@@ -83,6 +84,9 @@ def check_spec(spec: dict[str, Any]) -> dict[str, Any]:
         if not spec.get(key):
             raise InputError(f"a job needs {key!r}")
     get_setup(spec["setup"])
+    recipe = spec.get("recipe")
+    if recipe is not None and recipe not in recipe_names():
+        raise InputError(f"unknown attack recipe {recipe!r}; known: {', '.join(recipe_names())}")
     limit = spec.get("limit")
     if limit is not None and int(limit) < 1:
         raise InputError("limit must be at least 1")
@@ -90,8 +94,12 @@ def check_spec(spec: dict[str, Any]) -> dict[str, Any]:
 
 
 def execute(store: RunStore, job: jobs.Job, settings: Settings, tools: AttackTools | None = None) -> str:
-    """Run one claimed job to its end; returns the final status (the job row is updated)."""
+    """Run one claimed job to its end with its recipe (``spec["recipe"]``, a named one; default:
+    ``default``); returns the final status (the job row is updated). ``tools`` must be built under
+    the recipe's settings (:func:`job_settings`)."""
     spec = check_spec(job.spec)
+    recipe = load_recipe(spec.get("recipe"), settings)
+    settings = recipe.apply(settings)
     victim_name = spec.get("victim") or settings.victim
     victim = load_victim(victim_name, spec.get("label_map") or None, settings)
     tools = tools or AttackTools.build(settings)
@@ -101,7 +109,7 @@ def execute(store: RunStore, job: jobs.Job, settings: Settings, tools: AttackToo
         split=spec.get("split") or None, progress=False,
         should_stop=lambda: jobs.cancel_requested(store, job.id),
         on_start=lambda run, total: jobs.set_total(store, job.id, total),
-        include_trained=bool(spec.get("include_trained")),
+        include_trained=bool(spec.get("include_trained")), recipe=recipe,
     )
     status = "cancelled" if report.stopped else "done"
     message = (f"{report.attacked} attacked, {report.successful} successful, {report.skipped} skipped"
@@ -168,9 +176,22 @@ def execute_training(store: RunStore, job: jobs.Job, settings: Settings) -> str:
     return "done"
 
 
+def job_settings(job: jobs.Job, settings: Settings) -> Settings:
+    """The settings a job's attack runs under: ``settings`` with the job's recipe applied."""
+    return load_recipe(check_spec(job.spec).get("recipe"), settings).apply(settings)
+
+
+def _tools_key(settings: Settings) -> tuple[object, ...]:
+    """What the attack tools are built from (jobs whose recipes agree on it share one set)."""
+    return (settings.scorer, settings.causal_lm, settings.masked_lm, settings.alt_lm, settings.wsd, settings.wsd_prior,
+            settings.sentence_encoder, settings.validity_estimate, settings.min_validity, settings.validity_weight,
+            settings.lm_dtype, settings.device)
+
+
 def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = None) -> int:
     """Drain the queue of ``db_path``; returns how many jobs ran (0 when another worker holds the lock)."""
     ran = 0
+    built: dict[tuple[object, ...], AttackTools] = {}
     with worker_lock(db_path) as mine:
         if not mine:
             return 0
@@ -182,8 +203,12 @@ def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = No
                     if job.kind == TRAIN_JOB:
                         execute_training(store, job, settings)
                         continue
-                    tools = tools or AttackTools.build(settings)  # the LMs load once for every job
-                    execute(store, job, settings, tools)
+                    # The LMs load once for every job of a recipe.
+                    applied = job_settings(job, settings)
+                    key = _tools_key(applied)
+                    if key not in built:
+                        built[key] = tools if tools is not None and not built else AttackTools.build(applied)
+                    execute(store, job, settings, built[key])
                 except (InputError, ResourceError) as exc:
                     jobs.finish(store, job.id, "failed", str(exc))
                 except Exception as exc:  # a worker outlives one bad job; the traceback goes to the log

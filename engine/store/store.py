@@ -113,7 +113,7 @@ class RunStore(ProbeRunsMixin):
                   data_format: str, seed: int, config: dict[str, Any]) -> Run:
         """Create run ``name``, or return it when it exists as the same attack (resume).
 
-        ``config`` is the run's identity (:func:`engine.attack.recipe.run_identity`: recipe, victim, data
+        ``config`` is the run's identity (:func:`engine.attack.identity.run_identity`: recipe, victim, data
         content, code); a resume whose setup, victim, format, seed or any compared config field
         differs is refused in one line naming the fields. The data file's path is recorded, not
         compared: the same content read from another folder or checkout resumes.

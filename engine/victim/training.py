@@ -24,7 +24,7 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from engine.attack.recipe import model_identity
+from engine.attack.identity import model_identity
 from engine.core.errors import InputError
 from engine.core.resources import minilm_path
 from engine.core.settings import Settings

@@ -4,6 +4,7 @@ resumes."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -13,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.recipe import RECIPE_SETTINGS, attack_recipe, run_identity, victim_identity
+from engine.attack.identity import run_identity, runtime_identity, victim_identity
+from engine.attack.recipe import AttackRecipe
 from engine.core.errors import InputError
 from engine.core.settings import PROJECT_ROOT, Settings
 from engine.data.readers import read_pairs
@@ -25,12 +27,27 @@ from tests.tiny_models import build_tiny_classifier
 
 LABELS = ("entailment", "neutral", "contradiction")
 
+#: Every setting that shaped an attack before recipes were objects: each is still recorded, in the
+#: recipe (a section field or a component parameter) or in what it ran on.
+SHAPING_SETTINGS = (
+    "parser", "spacy_model", "causal_lm", "masked_lm", "scorer", "torch_threads", "max_chars", "top_k",
+    "query_budget", "wordnet_distance", "wordnet_senses", "wsd", "wsd_prior", "sentence_encoder", "min_zipf",
+    "alt_lm", "alt_lm_pool", "alt_lm_top", "insertions_per_slot", "source_check", "definite_reading",
+    "numeral_reading", "indefinite_reading", "max_edits", "fluency_floor", "insertion_cost", "validity_estimate",
+    "min_validity", "validity_weight", "lm_dtype", "disabled_operators",
+)
+
+
+def _identity(settings: Settings) -> dict:
+    return {"recipe": AttackRecipe.from_settings(settings).to_json(), "runtime": runtime_identity(settings)}
+
 
 def _other(settings: Settings, name: str) -> object:
     """A valid value of setting ``name`` other than the current one."""
     value = getattr(settings, name)
     choices = {"parser": "stanza", "scorer": "masked", "wsd": "first", "source_check": "off", "alt_lm": "offline",
-               "definite_reading": "existential", "numeral_reading": "at-least"}
+               "definite_reading": "existential", "numeral_reading": "at-least", "indefinite_reading": "scene",
+               "lm_dtype": "bfloat16", "disabled_operators": "Deletion", "validity_estimate": "none"}
     if name in choices:
         return choices[name] if value != choices[name] else "none"
     if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -38,39 +55,48 @@ def _other(settings: Settings, name: str) -> object:
     return value + 1
 
 
-@pytest.mark.parametrize("name", RECIPE_SETTINGS)
-def test_every_setting_that_shapes_an_attack_is_in_the_recipe(settings: Settings, name: str) -> None:
-    changed = settings.with_overrides(**{name: _other(settings, name)})
-    diff = differences(attack_recipe(settings, "none"), attack_recipe(changed, "none"))
-    assert name in diff or (name == "alt_lm"), diff  # alt_lm is passed as what is really in use
+@pytest.mark.parametrize("name", SHAPING_SETTINGS)
+def test_every_setting_that_shapes_an_attack_is_recorded(settings: Settings, name: str) -> None:
+    base = settings.with_overrides(lm_dtype="float32", indefinite_reading="auto")
+    diff = differences(_identity(base), _identity(base.with_overrides(**{name: _other(base, name)})))
+    assert diff, name
 
 
 def test_recipe_names_operators_constraints_dtype_and_inventory(settings: Settings, tmp_path: Path) -> None:
-    recipe = attack_recipe(settings.with_overrides(disabled_operators="Deletion,PerturbHypo", lm_dtype="float32"), "none")
-    assert "Deletion" not in recipe["operators"] and "SentenceNegation" in recipe["operators"]
-    assert recipe["constraints"] and recipe["lm_dtype"] == "float32" and recipe["device"] in ("cpu", "cuda")
+    changed = settings.with_overrides(disabled_operators="Deletion,PerturbHypo", lm_dtype="float32")
+    recipe = AttackRecipe.from_settings(changed).to_json()
+    runtime = runtime_identity(changed)
+    names = [s["name"] for s in recipe["operators"]]
+    assert "Deletion" not in names and "SentenceNegation" in names
+    assert [s["name"] for s in recipe["constraints"]][:2] == ["relation-guard", "premise-check"]
+    assert {"name": "max-edits", "max_edits": changed.max_edits} in recipe["constraints"]
+    assert runtime["lm_dtype"] == "float32" and runtime["device"] in ("cpu", "cuda")
     inventory = tmp_path / "pps.json"
     inventory.write_text('{"x": 1}')
-    with_file = attack_recipe(settings.with_overrides(pp_inventory=inventory), "none")
-    assert with_file["pp_inventory"].startswith("sha256:")
+    assert runtime_identity(settings.with_overrides(pp_inventory=inventory))["pp_inventory"].startswith("sha256:")
     json.dumps(recipe)  # stored as JSON
 
 
 def test_identity_hash_ignores_the_commit_only(settings: Settings) -> None:
-    recipe = attack_recipe(settings, "none")
+    recipe = AttackRecipe.from_settings(settings)
     victim = {"model": "hub:x", "label_map": None}
-    a = run_identity(recipe, victim, {"sha256": "00"})
+    a = run_identity(recipe.to_json(), victim, {"sha256": "00"}, runtime_identity(settings))
+    assert a["recipe_hash"] == recipe.hash
     b = json.loads(json.dumps(a))
     b["code"]["commit"] = "another"
     assert not differences(a, b)
     b["code"]["engine"] = "changed"
     assert list(differences(a, b)) == ["code.engine"]
-    assert run_identity(recipe, victim, {"sha256": "01"})["recipe_hash"] != a["recipe_hash"]
+    other = run_identity(recipe.to_json(), victim, {"sha256": "01"})
+    assert other["identity_hash"] != a["identity_hash"] and other["recipe_hash"] == a["recipe_hash"]
 
 
 def test_operator_lists_are_described_as_added_and_dropped() -> None:
     line = describe_differences(differences({"r": {"operators": ["A", "B"]}}, {"r": {"operators": ["B", "C"]}}))
     assert line == "r.operators (given adds C; drops A)"
+    steps = describe_differences(differences(
+        {"r": {"c": [{"name": "a"}, {"name": "m", "x": 3}]}}, {"r": {"c": [{"name": "m", "x": 1}, {"name": "b"}]}}))
+    assert steps == "r.c (given adds b; drops a; m: x stored 3, given 1)"
 
 
 @pytest.fixture()
@@ -88,19 +114,19 @@ def victim_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _start(store: RunStore, data: Path, settings: Settings, victim: Path, name: str = "r") -> None:
-    start_run(store, name, data, "tsv", get_setup("E2C"), "tiny", str(victim), LABELS, settings, "none",
-              limit=5, seed=0, split=None, pairs=read_pairs(data, "tsv"))
+    start_run(store, name, data, "tsv", get_setup("E2C"), "tiny", str(victim), LABELS, settings,
+              AttackRecipe.from_settings(settings), limit=5, seed=0, split=None, pairs=read_pairs(data, "tsv"))
 
 
 @pytest.mark.parametrize(("override", "field"), [
     ({"disabled_operators": "none"}, "recipe.operators"),
     ({"disabled_operators": "Deletion"}, "recipe.operators"),
-    ({"max_edits": 1}, "recipe.max_edits"),
-    ({"fluency_floor": 9.5}, "recipe.fluency_floor"),
-    ({"wsd": "first"}, "recipe.wsd"),
-    ({"definite_reading": "existential"}, "recipe.definite_reading"),
-    ({"lm_dtype": "bfloat16"}, "recipe.lm_dtype"),
-    ({"top_k": 3}, "recipe.top_k"),
+    ({"max_edits": 1}, "recipe.constraints (max-edits: max_edits stored 3, given 1)"),
+    ({"fluency_floor": 9.5}, "recipe.constraints (fluency-floor"),
+    ({"wsd": "first"}, "recipe.lexicon.wsd"),
+    ({"definite_reading": "existential"}, "recipe.conventions.definite_reading"),
+    ({"lm_dtype": "bfloat16"}, "runtime.lm_dtype"),
+    ({"top_k": 3}, "recipe.search.top_k"),
 ])
 def test_resume_with_another_recipe_is_refused_naming_the_field(
         settings: Settings, data: Path, victim_folder: Path, tmp_path: Path, override: dict, field: str) -> None:
@@ -113,7 +139,7 @@ def test_resume_with_another_recipe_is_refused_naming_the_field(
             _start(store, data, base.with_overrides(**override), victim_folder)
     message = str(caught.value)
     assert "\n" not in message and "cannot resume" in message and field in message
-    assert message.count("(stored") + message.count("given adds") + message.count("drops") >= 1
+    assert message.count("stored") + message.count("given adds") + message.count("drops") >= 1
 
 
 def test_resume_with_another_victim_or_data_is_refused(settings: Settings, data: Path, victim_folder: Path,
@@ -152,19 +178,35 @@ def test_default_run_names_tell_data_files_apart(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cli_resume_with_other_settings_stops_with_one_line(data: Path, victim_folder: Path, tmp_path: Path) -> None:
-    """The issue's case: a run, then the same command and --run-name with other operators, edit cap and
-    WSD, is refused instead of resuming ("3 already done")."""
+def test_cli_resume_keeps_the_stored_recipe_and_refuses_another(data: Path, victim_folder: Path,
+                                                                tmp_path: Path) -> None:
+    """The issue's case: a run, then the same command and --run-name under other operators, edit cap
+    and WSD. The resume runs the stored recipe (it says which settings it does not apply) instead of
+    mixing two recipes in one run; an explicit other --recipe is refused in one line; a recipe file
+    written from the run (engine recipe --run) resumes it exactly."""
+    db = tmp_path / "runs.sqlite"
     command = [sys.executable, "-m", "engine", "attack", "--data", str(data), "--format", "tsv", "--setup", "E2C",
                "--victim", str(victim_folder), "--limit", "1", "--budget", "5", "--top", "3", "--no-alt-lm",
-               "--db", str(tmp_path / "runs.sqlite"), "--run-name", "e2c"]
+               "--db", str(db), "--run-name", "e2c"]
     env = {**os.environ, "NATLOG_LM_DTYPE": "float32"}
-    first = subprocess.run(command, cwd=PROJECT_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    run = functools.partial(subprocess.run, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+    first = run(command, env=env)
     assert first.returncode == 0, first.stderr
     changed = {**env, "NATLOG_DISABLED_OPERATORS": "Deletion", "NATLOG_MAX_EDITS": "1", "NATLOG_WSD": "first"}
-    second = subprocess.run(command, cwd=PROJECT_ROOT, env=changed, capture_output=True, text=True, timeout=300)
-    assert second.returncode == 2
-    line = second.stderr.strip()
-    assert "\n" not in line and "Traceback" not in line
-    for field in ("recipe.max_edits", "recipe.operators", "recipe.wsd"):
-        assert field in line
+    second = run(command, env=changed)
+    assert second.returncode == 0, second.stderr
+    assert "resumes with its stored recipe default" in second.stdout and "1 already done" in second.stdout
+    for field in ("recipe.constraints (max-edits: max_edits stored 3, given 1)", "recipe.operators", "recipe.lexicon.wsd"):
+        assert field in second.stdout
+    other = run([*command, "--recipe", "natlog2023"], env=env)
+    assert other.returncode == 2
+    line = other.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line and "cannot resume" in line and "recipe.constraints" in line
+    exported = tmp_path / "e2c.toml"
+    assert run([sys.executable, "-m", "engine", "recipe", "--run", "e2c", "--db", str(db), "--out", str(exported)],
+               env=env).returncode == 0
+    again = run([*command, "--recipe", str(exported)], env=changed)
+    assert again.returncode == 0, again.stderr
+    with RunStore.open(db) as store:
+        stored = store.run("e2c").config
+    assert AttackRecipe.from_json(stored["recipe"], Settings()).hash == stored["recipe_hash"]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from engine.attack.round import propose
 from engine.attack.search import AttackTools, start_search
 from engine.constraints import chain as constraints
 from engine.constraints.chain import (
@@ -18,7 +19,7 @@ from engine.constraints.chain import (
     registered_constraints,
 )
 from engine.core.errors import InputError
-from engine.edits.candidates import generate_candidates, propose
+from engine.edits.candidates import generate_candidates
 from engine.edits.records import Candidate
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import get_setup
@@ -96,20 +97,17 @@ def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackT
     cost = {c.text: (n * math.log(s) - base) / max(1, n - counts[0])
             for c, n, s in zip(inserted, counts[1:], scores[1:])}
     limit = sorted(cost.values())[len(cost) // 2]  # the median: some go, some stay
-    check = CheckContext(get_setup("E2N"), source=polarized, settings=settings.with_overrides(insertion_cost=limit),
-                         scorer=scorer)
-    kept = {c.text for c in InsertionFit().keep(found, check) if c.operator == "Insertion"}
+    check = CheckContext(get_setup("E2N"), source=polarized, settings=settings, scorer=scorer)
+    kept = {c.text for c in InsertionFit(limit).keep(found, check) if c.operator == "Insertion"}
     # (The LM may run in bfloat16, whose rounding depends on the batch: costs within 0.1 of the
     # limit can fall either way.)
     assert {t for t, v in cost.items() if v <= limit - 0.1} <= kept
     assert not kept & {t for t, v in cost.items() if v > limit + 0.1}
-    kept_all = InsertionFit().keep(found, check)
+    kept_all = InsertionFit(limit).keep(found, check)
     assert [c for c in kept_all if c.operator != "Insertion"] == [c for c in found if c.operator != "Insertion"]
     # At the default limit (3 nats a token) a group that "is structured" gets no place or manner.
     default = CheckContext(get_setup("E2N"), source=polarized, settings=settings, scorer=scorer)
     dropped = {c.text for c in inserted} - {c.text for c in InsertionFit().keep(found, default)}
     assert dropped and {t for t, v in cost.items() if v > settings.insertion_cost + 0.1} <= dropped
     assert not dropped & {t for t, v in cost.items() if v <= settings.insertion_cost - 0.1}
-    off = CheckContext(get_setup("E2N"), source=polarized, settings=settings.with_overrides(insertion_cost=0),
-                       scorer=scorer)
-    assert InsertionFit().keep(found, off) == list(found)
+    assert InsertionFit(0).keep(found, default) == list(found)

@@ -96,7 +96,7 @@ def test_articles_follow_the_next_word(settings: Settings) -> None:
 
 def test_an_empty_setup_says_why(settings: Settings) -> None:
     """Operators switched off are named; a sentence where logic licenses nothing says so."""
-    from engine.edits.candidates import Proposal, no_candidate_reason
+    from engine.attack.round import Proposal, no_candidate_reason
 
     polarized = polarize(parse("Every dog sees some cat", settings=settings))
     empty = Proposal(get_setup("E2E"), (), 0, {}, {})
@@ -104,7 +104,8 @@ def test_an_empty_setup_says_why(settings: Settings) -> None:
                                                      "DoubleNegation,AltLM,Insertion,PerturbCoHyper,PerturbAnto")
     reason = no_candidate_reason(polarized, empty, settings=off)
     assert "switched off" in reason and "PerturbHyper" in reason and "PerturbQuant" in reason
-    assert "dropped all 7" in no_candidate_reason(polarized, Proposal(get_setup("E2E"), (), 7, {"x": 7}, {}))
+    assert "dropped all 7" in no_candidate_reason(polarized, Proposal(get_setup("E2E"), (), 7, {"x": 7}, {}),
+                                              settings=settings)
 
 
 def numerals(text: str, setup: str, settings: Settings, reading: str = "exactly") -> dict[str, str]:

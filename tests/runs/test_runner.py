@@ -45,7 +45,7 @@ def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, sett
         assert store.done_pair_indices(store.run("resume").id) == {1}
         report = run_attacks(store, "resume", data, "tsv", setup, "tiny", victim, tools, settings, progress=False)
         assert (report.selected, report.resumed, report.attacked) == (3, 1, 2)
-        assert report.run.config["recipe"]["lm_dtype"] == lm_dtype_name(settings)
+        assert report.run.config["runtime"]["lm_dtype"] == lm_dtype_name(settings)
         stored = store.attacks(report.run.id)
     assert sorted(a.record.pair_index for a in stored) == [1, 2, 3]
     assert all(a.record.status is AttackStatus.SUCCESS and a.record.queries == 2 for a in stored)

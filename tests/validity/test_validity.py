@@ -164,10 +164,11 @@ def test_derivations_stop_at_the_edit_cap(settings: Settings) -> None:
     source = polarize(parse("The kids are at the table eating dinner.", settings=settings))
     found = generate_candidates(source, get_setup("C2C").relations, settings=settings)
     setup = get_setup("C2C")
-    cap = MaxEdits()
-    assert cap.keep(found, CheckContext(setup, edits=2, settings=settings.with_overrides(max_edits=3))) == found
-    assert cap.keep(found, CheckContext(setup, edits=3, settings=settings.with_overrides(max_edits=3))) == []
-    assert cap.keep(found, CheckContext(setup, edits=30, settings=settings.with_overrides(max_edits=0))) == found
+    cap = MaxEdits(3)
+    assert cap.keep(found, CheckContext(setup, edits=2, settings=settings)) == found
+    assert cap.keep(found, CheckContext(setup, edits=3, settings=settings)) == []
+    assert MaxEdits(0).keep(found, CheckContext(setup, edits=30, settings=settings)) == found
+    assert MaxEdits().max_edits == settings.max_edits == 3  # the registered default is the setting's
     assert settings.alt_lm == "none"  # AltLM, which made "bolting down high herbal", is off by default
     assert not [t for t in texts("The kids are at the table eating dinner.", "C2C", settings, None) if "herbal" in t]
 

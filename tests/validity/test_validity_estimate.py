@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.recipe import attack_recipe
+from engine.attack.identity import runtime_identity
+from engine.attack.recipe import AttackRecipe
 from engine.attack.search import AttackTools, start_search
 from engine.core.errors import InputError
 from engine.core.settings import SettingsError
@@ -128,7 +129,8 @@ def test_a_round_under_the_threshold_says_so(victim: Victim, tools: AttackTools,
 
 
 def test_the_recipe_names_the_estimate(settings) -> None:
-    recipe = attack_recipe(settings, "none")
-    assert recipe["validity_estimate"].startswith("shipped@sha256:")
-    assert recipe["min_validity"] == settings.min_validity and "validity_weight" in recipe
-    assert attack_recipe(settings.with_overrides(validity_estimate="none"), "none")["validity_estimate"] == "none"
+    assert runtime_identity(settings)["validity_estimate"].startswith("shipped@sha256:")
+    search = AttackRecipe.from_settings(settings).search
+    assert search.validity_estimate == "shipped" and search.min_validity == settings.min_validity
+    assert search.validity_weight == settings.validity_weight
+    assert runtime_identity(settings.with_overrides(validity_estimate="none"))["validity_estimate"] == "none"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+from engine.core.settings import Settings
 from engine.edits.operators.base import EditOperator, Level, register_operator
 from engine.edits.operators.wordnet import heads_listed_compound, predicative, substitutable, word_senses
 from engine.edits.records import Edit, EditContext, Slot
@@ -40,6 +41,11 @@ class AltLM(EditOperator):
     relations = frozenset({Relation.ALTERNATION})
     level = Level.TOKEN
     description = "a same-POS LM fill-in unrelated in WordNet (|)"
+    parameters = ("alt_lm_pool", "alt_lm_top")
+
+    def __init__(self, alt_lm_pool: int = Settings.alt_lm_pool, alt_lm_top: int = Settings.alt_lm_top) -> None:
+        #: How many fill-ins are asked per slot, and how many disjoint ones are kept.
+        self.alt_lm_pool, self.alt_lm_top = alt_lm_pool, alt_lm_top
 
     def propose(self, ctx: EditContext, sites: Sequence[PolarizedToken]) -> Iterator[tuple[int | None, Edit]]:
         if ctx.fill_in is None:
@@ -48,7 +54,7 @@ class AltLM(EditOperator):
         if not slots:
             return
         # Ask for the whole pool: the disjointness evidence below keeps few, then the best alt_lm_top.
-        found = ctx.fill_in.alternatives(ctx.words, [s for _, s in slots], ctx.settings.alt_lm_pool)
+        found = ctx.fill_in.alternatives(ctx.words, [s for _, s in slots], self.alt_lm_pool)
         reader = lexicon.wordnet(ctx.settings)
         for (tok, slot), words in zip(slots, found):
             chosen = word_senses(ctx, slot.lemma, slot.upos)
@@ -58,7 +64,7 @@ class AltLM(EditOperator):
             kept = 0
             for word in words:
                 lemma = lemmas(word.lower(), "NOUN")[0]  # "ways" is the plural of "way", not WordNet's slipway
-                if kept < ctx.settings.alt_lm_top and lexicon.disjoint_words(sense, lemma, ctx.settings):
+                if kept < self.alt_lm_top and lexicon.disjoint_words(sense, lemma, ctx.settings):
                     kept += 1
                     yield slot.index, Edit(slot.index, slot.index + 1, (match_case(word, tok.token.text),),
                                            Relation.ALTERNATION, (sense.name(),), (sense.name(), f"≠ {lemma}"))

@@ -23,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from engine.core.errors import InputError
+from engine.core.settings import Settings
 from engine.edits.conjuncts import ConjunctEdit, Phrase, conjunct_edits, donor_phrases
 from engine.edits.operators.base import EditOperator, Level, register_operator
 from engine.edits.records import Edit, EditContext
@@ -83,10 +84,15 @@ class ConjunctOperator(EditOperator):
     own_context = True
     kind: ClassVar[str]
     connectives: ClassVar[frozenset[str]]
+    parameters = ("insertions_per_slot",)
+
+    def __init__(self, insertions_per_slot: int = Settings.insertions_per_slot) -> None:
+        #: How many premise conjuncts an insertion may offer per coordination.
+        self.insertions_per_slot = insertions_per_slot
 
     def propose(self, ctx: EditContext, sites: Sequence[PolarizedToken]) -> Iterator[tuple[int | None, Edit]]:
         donors = premise_donors(ctx) if self.kind == "add" else ()
-        for edit in conjunct_edits(ctx.polarized, donors, (self.kind,), ctx.settings.insertions_per_slot):
+        for edit in conjunct_edits(ctx.polarized, donors, (self.kind,), self.insertions_per_slot):
             coordination = edit.coordination
             if coordination.coordinator in self.connectives and coordination.risk.boolean:
                 yield coordination.head_id - 1, as_edit(ctx.polarized.sentence, edit)

@@ -165,9 +165,14 @@ class Insertion(TokenOperator):
     name = paper_name = "Insertion"
     relations = frozenset({Relation.REVERSE})
     description = "insert a modifier from the inventory (⊐)"
+    parameters = ("insertions_per_slot",)
+
+    def __init__(self, insertions_per_slot: int = Settings.insertions_per_slot) -> None:
+        #: How many modifiers of each kind are offered per slot (the inventory's most frequent).
+        self.insertions_per_slot = insertions_per_slot
 
     def edits_at(self, ctx: EditContext, tok: PolarizedToken) -> Iterator[Edit]:
-        t, n = tok.token, ctx.settings.insertions_per_slot
+        t, n = tok.token, self.insertions_per_slot
         text = " ".join(ctx.words).lower()
         sentence = ctx.polarized.sentence
         inserts: list[tuple[int, str]] = []

@@ -1,0 +1,167 @@
+"""One round of candidates: generate → check (the constraint chain) → rank → estimate and gate.
+
+The search (:class:`engine.attack.search.AttackSearch`, one call per round, from the hypothesis it
+has reached) and the Candidates page and ``engine candidates`` (:func:`propose`, the first round of
+each setup, no victim asked) run this one pipeline, so what the page lists is what a round of the
+attack considers.
+
+In: a polarized hypothesis, the setup and the relations an edit may have, the round's tools (chain,
+scorer, gate, operators). Out: :class:`RoundCandidates`, the ranked list in the order the victim is
+asked, with what each stage dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, field, replace
+
+from engine.constraints.chain import CheckContext, Checked, ConstraintChain
+from engine.core.settings import Settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.operators import EditOperator, select_operators
+from engine.edits.records import Candidate, FillIn
+from engine.lexicon.senses import SenseChooser
+from engine.natlog.polarity import PolarizedSentence
+from engine.natlog.relations import Relation
+from engine.natlog.setups import Setup
+from engine.ranking.scoring import Scorer, rank
+from engine.validity.estimate import ValidityEstimate, ValidityGate
+
+Generator = Callable[..., list[Candidate]]
+
+__all__ = ["Generator", "Proposal", "RoundCandidates", "candidate_round", "no_candidate_reason", "propose"]
+
+
+@dataclass(frozen=True)
+class RoundCandidates:
+    """What one round produced before the victim is asked.
+
+    ``generated``: every candidate the operators made; ``revisited``: how many of them earlier rounds
+    had already ranked (left out); ``checked``: what the constraint chain kept and dropped;
+    ``ranked``: the best ``top_k`` by fluency; ``kept``: those the gate keeps, in the order the
+    victim is asked (``ranked`` without a gate); ``estimates``: each ranked candidate's validity
+    estimate; ``rejected`` and ``by_operator``: what each stage dropped (the gate counted only when
+    it has a threshold)."""
+
+    generated: tuple[Candidate, ...]
+    revisited: int
+    checked: Checked
+    ranked: tuple[Candidate, ...]
+    kept: tuple[Candidate, ...]
+    rejected: dict[str, int]
+    by_operator: dict[str, dict[str, int]]
+    estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
+
+    @property
+    def below_validity(self) -> tuple[Candidate, ...]:
+        """The ranked candidates the gate dropped, each with its estimate."""
+        kept = {c.text for c in self.kept}
+        return tuple(replace(c, validity=round(self.estimates[c.text].probability, 4))
+                     for c in self.ranked if c.text not in kept and c.text in self.estimates)
+
+
+def candidate_round(
+    polarized: PolarizedSentence, setup: Setup, allowed: Collection[Relation], *,
+    settings: Settings, scorer: Scorer, chain: ConstraintChain, premise: str | None, hypothesis: str,
+    reference: float | None, gate: ValidityGate | None = None, fill_in: FillIn | None = None,
+    senses: SenseChooser | None = None, operators: Sequence[EditOperator] | None = None,
+    generate: Generator = generate_candidates, alternated: Collection[str] = (), seen: Collection[str] = (),
+    composed: frozenset[Relation] = frozenset({Relation.EQUIVALENCE}), edits: int = 0,
+    operators_so_far: Sequence[str] = (), top_k: int | None = None,
+) -> RoundCandidates:
+    """One round from ``polarized`` (reached from the original ``hypothesis`` H by ``edits`` edits
+    whose composed relation is ``composed``): candidates whose relation is in ``allowed``, less those
+    in ``seen``, through ``chain``, ranked by ``scorer`` (``top_k``, default ``settings.top_k``),
+    then estimated and gated by ``gate`` (with a premise). ``reference`` is the scorer's score of H
+    (the fluency floor's reference)."""
+    proposed = generate(
+        polarized, allowed, setup=setup.name, settings=settings, fill_in=fill_in, alternated=frozenset(alternated),
+        senses=senses, premise=premise, **({"operators": tuple(operators)} if operators is not None else {}),
+    )
+    fresh = [c for c in proposed if c.text not in seen]
+    check = CheckContext(setup, premise, composed, edits, polarized, settings, scorer, reference)
+    checked = chain.apply(fresh, check)
+    ranked = tuple(rank(checked.kept, scorer, top_k or settings.top_k))
+    rejected, by_operator = dict(checked.rejected), dict(checked.by_operator)
+    if gate is None or premise is None:
+        return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked, ranked, rejected,
+                               by_operator)
+    # The gate estimates the top_k by fluency (gating the whole checked list before the cut was
+    # measured too: slower, and no better on the dev set; docs/validity.md).
+    gated = gate.apply(list(ranked), premise=premise, hypothesis=hypothesis, target=setup.target_label.value,
+                       operators_so_far=list(operators_so_far))
+    if gate.min_validity > 0:  # a gate that drops nothing is not counted as a check
+        rejected[ValidityGate.name] = gated.dropped
+    if gated.by_operator:
+        by_operator[ValidityGate.name] = gated.by_operator
+    return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked, tuple(gated.kept),
+                           rejected, by_operator, dict(gated.estimates))
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """One setup's ranked candidates for H, after the constraint chain.
+
+    ``generated`` counts the distinct candidates before the chain, ``rejected`` what each
+    constraint dropped (``rejected_by_operator``: per edit operator), ``candidates`` the best
+    ``top_k`` of the rest in the order the attack asks them. With a validity gate, ``estimates``
+    holds the estimate of each of the ``top_k`` (those the gate dropped too, under ``rejected["validity"]``)."""
+
+    setup: Setup
+    candidates: tuple[Candidate, ...]
+    generated: int
+    rejected: dict[str, int]
+    rejected_by_operator: dict[str, dict[str, int]]
+    estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
+    below_validity: tuple[Candidate, ...] = ()
+
+
+def propose(
+    polarized: PolarizedSentence,
+    setups: Sequence[Setup],
+    scorer: Scorer,
+    *,
+    settings: Settings,
+    premise: str | None = None,
+    fill_in: FillIn | None = None,
+    top_k: int | None = None,
+    chain: ConstraintChain | None = None,
+    senses: SenseChooser | None = None,
+    gate: ValidityGate | None = None,
+    operators: Sequence[EditOperator] | None = None,
+) -> list[Proposal]:
+    """Each setup's first round of an attack on H (``polarized``), as :func:`candidate_round` runs it,
+    keeping the best ``top_k`` (default ``settings.top_k``) per setup. ``chain`` and ``operators``
+    default to those the settings describe."""
+    chain = chain or ConstraintChain.default(settings)
+    reference = scorer.score([polarized.sentence.text])[0] if setups else None
+    out = []
+    for setup in setups:
+        found = candidate_round(polarized, setup, setup.relations, settings=settings, scorer=scorer, chain=chain,
+                                premise=premise, hypothesis=polarized.sentence.text, reference=reference, gate=gate,
+                                fill_in=fill_in, senses=senses, operators=operators, top_k=top_k)
+        below = found.below_validity if gate is not None and premise is not None else ()
+        out.append(Proposal(setup, found.kept, len(found.generated), found.rejected, found.by_operator,
+                            found.estimates, below))
+    return out
+
+
+def no_candidate_reason(polarized: PolarizedSentence, proposal: Proposal, *, settings: Settings,
+                        premise: str | None = None, senses: SenseChooser | None = None) -> str:
+    """Why a setup has no ranked candidate, in one sentence: the constraints dropped every one, or
+    operators that are switched off would have made some (named), or no registered operator has an
+    edit whose relation projects into the setup's relations (natural logic licenses none here)."""
+    if proposal.below_validity:
+        return (f"No candidate: all {len(proposal.below_validity)} ranked candidates have a validity estimate "
+                f"under min_validity (setting; see the estimates below).")
+    if proposal.generated:
+        return (f"No candidate: the constraints dropped all {proposal.generated} generated "
+                f"(see the counts above).")
+    every = generate_candidates(polarized, proposal.setup.relations, setup=proposal.setup.name, settings=settings,
+                                operators=select_operators((), settings), senses=senses, premise=premise)
+    off = sorted({name for c in every for name in (c.operator, *c.also)})
+    if off:
+        return (f"No candidate from the operators switched on; {len(every)} would come from operators "
+                f"switched off ({', '.join(off)}: setting disabled_operators, or left out of the recipe).")
+    return ("No candidate: no registered operator has an edit at any word whose relation projects into "
+            "this setup's relations.")

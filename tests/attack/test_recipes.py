@@ -1,0 +1,151 @@
+"""Attack recipes as objects: the named ones, TOML files (written, read back, refused in one line
+when wrong), their components built with their parameters and in their order, and what they change
+in candidate generation on real parses and real WordNet."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.attack.recipe import AttackRecipe, load_recipe, recipe_names
+from engine.constraints.chain import registered_constraints
+from engine.core.errors import InputError
+from engine.core.settings import PROJECT_ROOT, Settings, SettingsError, load_settings
+from engine.edits.candidates import generate_candidates
+from engine.edits.operators import registered_operators
+from engine.natlog.polarity import polarize
+from engine.natlog.relations import Relation
+from engine.parse import parse
+
+
+def test_the_named_recipes(settings: Settings) -> None:
+    assert recipe_names() == ("default", "natlog2023")
+    default = load_recipe("default", settings)
+    assert default == AttackRecipe.from_settings(settings) == load_recipe(None, settings)
+    assert [s.name for s in default.constraints] == [c.name for c in registered_constraints()]
+    off = set(settings.disabled_operators.split(","))
+    assert [s.name for s in default.operators] == [op.name for op in registered_operators() if op.name not in off]
+    paper = load_recipe("natlog2023", settings)
+    assert [s.name for s in paper.operators] == [op.name for op in registered_operators() if op.paper_name]
+    assert [s.name for s in paper.constraints] == ["relation-guard"]
+    assert paper.search.validity_estimate == "none" and paper.search.query_budget == 500
+    assert paper.lexicon.wsd == "first" and paper.conventions.indefinite_reading == "existential"
+    assert paper.hash != default.hash
+
+
+def test_the_hash_is_what_the_recipe_does_not_what_it_is_called(settings: Settings) -> None:
+    recipe = load_recipe("natlog2023", settings)
+    renamed = dataclasses.replace(recipe, name="mine", description="the same attack")
+    assert renamed.hash == recipe.hash
+    budget = recipe.with_changes({"search": {"query_budget": 50}})
+    assert budget.hash != recipe.hash and budget.search.query_budget == 50
+
+
+def test_a_recipe_file_round_trips(settings: Settings, tmp_path: Path) -> None:
+    for name in recipe_names():
+        recipe = load_recipe(name, settings)
+        path = tmp_path / f"{name}.toml"
+        path.write_text(recipe.to_toml(), encoding="utf-8")
+        assert load_recipe(str(path), settings) == recipe
+        assert AttackRecipe.from_json(recipe.to_json(), settings) == recipe
+
+
+def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> None:
+    path = tmp_path / "short.toml"
+    path.write_text('base = "natlog2023"\n[search]\ntop_k = 5\n'
+                    '[[constraints]]\nname = "max-edits"\nmax_edits = 1\n'
+                    '[[constraints]]\nname = "relation-guard"\n'
+                    '[[operators]]\nname = "Insertion"\ninsertions_per_slot = 2\n'
+                    '[[operators]]\nname = "PerturbHyper"\n', encoding="utf-8")
+    recipe = load_recipe(str(path), settings)
+    assert recipe.name == "short" and "natlog2023" in recipe.description
+    assert recipe.search.top_k == 5 and recipe.lexicon.wsd == "first"  # the rest is natlog2023's
+    chain = recipe.build_chain()
+    assert chain.names() == ("max-edits", "relation-guard")  # the file's order, not registration order
+    assert chain.constraints[0].params() == {"max_edits": 1}
+    operators = recipe.build_operators()
+    assert [op.name for op in operators] == ["Insertion", "PerturbHyper"]
+    assert operators[0].params() == {"insertions_per_slot": 2}
+    applied = recipe.apply(settings)
+    assert applied.top_k == 5 and applied.max_edits == 1 and applied.insertions_per_slot == 2
+    off = applied.disabled_operators.split(",")
+    assert "Deletion" in off and "Insertion" not in off and "PerturbHyper" not in off
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[search]\ntop_k = "many"\n', "[search]: top_k must be int, not 'many'"),
+    ('[conventions]\nindefinite_reading = "maybe"\n', "indefinite_reading must be one of existential, scene, auto"),
+    ('[search]\nbudget = 5\n', "[search]: unknown field 'budget'; known: query_budget"),
+    ('colour = "red"\n', "unknown field 'colour'"),
+    ('[[operators]]\nname = "Teleport"\n', "unknown edit operator 'Teleport'"),
+    ('[[operators]]\nname = "Insertion"\nslots = 3\n', "operator Insertion has no parameter 'slots'; it takes: "
+                                                       "insertions_per_slot"),
+    ('[[operators]]\nname = "Insertion"\ninsertions_per_slot = 2.5\n', "must be int, not 2.5"),
+    ('[[constraints]]\nname = "relation-guard"\n[[constraints]]\nname = "relation-guard"\n', "listed twice"),
+    ('base = "paper"\n', "base 'paper' is not a recipe name (default, natlog2023)"),
+    ("[search\n", "not a valid TOML recipe"),
+    ("format = 7\n", "recipe format 7 is not 1"),
+])
+def test_a_wrong_recipe_file_is_refused_in_one_line(settings: Settings, tmp_path: Path, text: str,
+                                                     message: str) -> None:
+    path = tmp_path / "wrong.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        load_recipe(str(path), settings)
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+def test_an_unknown_recipe_name_lists_the_known_ones(settings: Settings) -> None:
+    with pytest.raises(InputError, match=r"no recipe 'paper2023': not a recipe name \(default, natlog2023\) nor a file"):
+        load_recipe("paper2023", settings)
+
+
+def test_applying_a_recipe_carries_its_sections_and_operators(settings: Settings) -> None:
+    """The settings a recipe is applied to give back its sections and the operators it leaves on (the
+    constraint chain, in order, comes from the recipe itself: ``build_chain``)."""
+    default = load_recipe("default", settings)
+    assert AttackRecipe.from_settings(default.apply(settings)) == default
+    paper = load_recipe("natlog2023", settings)
+    again = AttackRecipe.from_settings(paper.apply(settings), paper.name, paper.description)
+    assert dataclasses.replace(again, constraints=paper.constraints) == paper
+
+
+def test_operator_parameters_change_the_candidates(settings: Settings) -> None:
+    """Insertion's insertions_per_slot, set by a recipe, bounds the modifiers offered per slot (real
+    parse, real inventory)."""
+    polarized = polarize(parse("A man is playing a guitar.", settings=settings))
+    counts = {}
+    for n in (1, 4):
+        recipe = load_recipe("default", settings).with_changes({"operators": [{"name": "Insertion",
+                                                                               "insertions_per_slot": n}]})
+        found = generate_candidates(polarized, {Relation.REVERSE}, settings=settings,
+                                    operators=recipe.build_operators())
+        assert found and {c.operator for c in found} == {"Insertion"}
+        counts[n] = len(found)
+    assert counts[1] < counts[4]
+
+
+def test_choices_are_checked_once_when_settings_load() -> None:
+    with pytest.raises(SettingsError, match=r"setting 'definite_reading': 'maybe' is not one of nonmonotone, existential"):
+        load_settings({"NATLOG_DEFINITE_READING": "maybe", "NATLOG_CONFIG": "/nonexistent.toml"})
+    with pytest.raises(SettingsError, match=r"setting 'lm_dtype': 'fp8' is not one of auto, float32"):
+        load_settings({"NATLOG_LM_DTYPE": "fp8", "NATLOG_CONFIG": "/nonexistent.toml"})
+    assert load_settings({"NATLOG_SOURCE_CHECK": "off", "NATLOG_CONFIG": "/nonexistent.toml"}).source_check == "off"
+
+
+def test_the_recipe_commands(tmp_path: Path) -> None:
+    listed = subprocess.run([sys.executable, "-m", "engine", "recipes"], cwd=PROJECT_ROOT, capture_output=True,
+                            text=True, timeout=120)
+    assert listed.returncode == 0 and "| natlog2023 |" in listed.stdout and "| default |" in listed.stdout
+    out = tmp_path / "paper.toml"
+    wrote = subprocess.run([sys.executable, "-m", "engine", "recipe", "natlog2023", "--out", str(out)],
+                           cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=120)
+    assert wrote.returncode == 0 and out.read_text(encoding="utf-8").startswith("# attack recipe natlog2023")
+    missing = subprocess.run([sys.executable, "-m", "engine", "recipe", "--run", "nope", "--db",
+                              str(tmp_path / "none.sqlite")], cwd=PROJECT_ROOT, capture_output=True, text=True,
+                             timeout=120)
+    assert missing.returncode == 2 and missing.stderr.count("\n") == 1 and "no such store file" in missing.stderr
