@@ -24,8 +24,9 @@ from annotations.export import EXPORT_FORMATS, export_rows, write_export
 from annotations.records import ROLES
 from annotations.report import load_report
 from annotations.store import Store
+from engine.api import get_settings
 from engine.core.errors import InputError
-from engine.core.settings import SettingsError, get_settings
+from engine.core.settings import SettingsError
 from engine.reports.metrics import print_report
 from engine.reports.paper_tables import format_paper, paper_pivot, to_latex
 from engine.reports.tables import format_cell, format_table

@@ -17,8 +17,9 @@ from typing import Self
 import sqlite_utils
 
 from annotations import schema
+from engine.api import get_settings
 from engine.core.errors import InputError
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import Settings
 from engine.core.vocab import AttackStatus
 from engine.store import schema as run_schema
 from engine.store.records import AttackRecord

@@ -6,9 +6,10 @@ import sys
 
 import streamlit as st
 
+from engine.api import get_settings
 from engine.attack.recipe import AttackRecipe, load_recipe
 from engine.attack.search import AttackTools, with_alt_lm
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import Settings
 from engine.edits.records import FillIn
 from engine.lexicon.senses import SenseChooser, build_sense_chooser
 from engine.parse import Parser, load_parser
@@ -42,7 +43,7 @@ def announce_bootstrap_code() -> bool:
 
 @st.cache_resource(show_spinner="Loading the parser…")
 def parser(name: str) -> Parser:
-    return load_parser(name, settings().spacy_model)
+    return load_parser(name, settings().spacy_model, settings().nltk_data)
 
 
 @st.cache_resource(show_spinner="Loading the fluency scorer…")

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from spacy import displacy
 
 from app.text import html_escape, md_escape
+from engine.api import get_settings
 from engine.core.vocab import LABELS
 from engine.edits.candidates import Candidate
 from engine.lexicon import relatives as lexicon
@@ -190,7 +191,7 @@ def validity_line(estimate: ValidityEstimate) -> str:
 def sense_gloss(synset_name: str) -> str | None:
     """WordNet's gloss of a synset name such as ``runner.n.02`` (None when it is no synset)."""
     try:
-        return str(lexicon.wordnet().synset(synset_name).definition())
+        return str(lexicon.wordnet(get_settings()).synset(synset_name).definition())
     except Exception:  # noqa: BLE001 - a name that is not a synset (an AltLM mark) has no gloss
         return None
 

@@ -16,8 +16,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.api import get_settings
 from engine.attack.search import AttackTools
-from engine.core.settings import get_settings
 from engine.core.vocab import AttackStatus
 from engine.natlog.setups import SETUPS, get_setup
 from engine.reports.metrics import run_metrics

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from engine.core.settings import get_settings  # noqa: E402
+from engine.api import get_settings  # noqa: E402
 from engine.data.readers import read_pairs  # noqa: E402
 from engine.probes.fragments import LOGIC_FRAGMENTS, MONOTONICITY_FRAGMENTS, read  # noqa: E402
 from engine.probes.inoculation import InoculationSettings, inoculate, outcome, parse_ks  # noqa: E402

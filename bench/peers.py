@@ -83,10 +83,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.api import get_settings  # noqa: E402
 from engine.attack.search import source_cut  # noqa: E402
 from engine.core.errors import InputError  # noqa: E402
 from engine.core.resources import ResourceError, use_nltk_data  # noqa: E402
-from engine.core.settings import Settings, get_settings  # noqa: E402
+from engine.core.settings import Settings  # noqa: E402
 from engine.core.vocab import LABELS  # noqa: E402
 from engine.data.readers import NLIPair, read_pairs  # noqa: E402
 from engine.natlog.setups import SETUPS, Setup, get_setup  # noqa: E402

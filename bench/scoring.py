@@ -24,9 +24,9 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
+from engine.api import get_settings
 from engine.core.errors import InputError
 from engine.core.resources import minilm_path
-from engine.core.settings import get_settings
 from engine.edits.candidates import generate_candidates
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import setups_for_label
@@ -37,17 +37,18 @@ from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, Scorer
 
 def candidate_texts(path: Path, n: int) -> list[str]:
     """``n`` distinct candidate texts generated from the hypotheses of an SNLI-format TSV."""
+    settings = get_settings()
     if not path.is_file():
         raise SystemExit(f"SNLI test file not found at {path}; pass --data PATH")
     texts: list[str] = []
     with path.open(encoding="utf-8") as handle, tqdm(total=n, desc="generating", unit="cand") as bar:
         for row in csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE):
             try:
-                polarized = polarize(parse(row[2]))
+                polarized = polarize(parse(row[2], settings=settings))
             except (InputError, IndexError):
                 continue
             for setup in setups_for_label(row[3].lower()):
-                for c in generate_candidates(polarized, setup.relations, setup=setup.name)[:8]:
+                for c in generate_candidates(polarized, setup.relations, setup=setup.name, settings=settings)[:8]:
                     if c.text not in texts and len(texts) < n:
                         texts.append(c.text)
                         bar.update(1)

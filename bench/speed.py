@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from engine.api import get_settings  # noqa: E402
 from engine.attack.search import AttackTools  # noqa: E402
-from engine.core.settings import get_settings  # noqa: E402
 from engine.core.vocab import AttackStatus  # noqa: E402
 from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402

@@ -41,10 +41,11 @@ from typing import Any
 
 from tqdm import tqdm
 
+from engine.api import get_settings
 from engine.attack.recipe import AttackRecipe, load_recipe
 from engine.attack.search import AttackTools, attack_pair
 from engine.core.errors import InputError
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import Settings
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import SETUPS, get_setup

@@ -30,6 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import validity  # noqa: E402
+from engine.api import get_settings  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
 
 DEV = Path(__file__).resolve().parent / "validity"
@@ -74,8 +75,10 @@ def feature_matrix(rows: list[dict[str, Any]], cache: Path | None = None) -> tup
     from engine.ranking.scoring import CausalLMScorer
     from engine.validity.features import FeatureExtractor, ValidityInput
 
+    settings = get_settings()
     extractor = FeatureExtractor([op.name for op in registered_operators()],
-                                 CausalLMScorer(load_causal_lm("offline", dtype="float32")), load_sentence_encoder())
+                                 CausalLMScorer(load_causal_lm("offline", settings, dtype="float32")),
+                                 load_sentence_encoder(settings), settings)
     items = [ValidityInput(r["premise"], r["hypothesis"], r["h_star"], tuple(r.get("operators", [])), r["target_label"],
                            int(r.get("edits") or len(r.get("operators", [])) or 1)) for r in rows]
     known: dict[str, list[float]] = {}

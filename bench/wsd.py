@@ -28,7 +28,7 @@ from lemminflect import getAllInflections
 from nltk.corpus.reader.wordnet import Synset
 from tqdm import tqdm
 
-from engine.core.settings import get_settings
+from engine.api import get_settings
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.senses import ContextSense, SenseContext, candidate_senses, sense_count
 from engine.ranking.models import load_sentence_encoder

@@ -48,7 +48,7 @@ with open_store() as store:
             try:
                 suite = get_suite(suite_name)
                 path = inside_folders(data.strip(), FOLDERS) if data.strip() else None
-                items = load_suite_items(suite, path, int(n), int(seed))
+                items = load_suite_items(suite, path, int(n), int(seed), cached.settings())
                 victim = cached.victim(victim_name)
                 name = run_name.strip() or default_probe_run_name(suite.name, victim_name, path, int(n), int(seed),
                                                                   items)

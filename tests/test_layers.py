@@ -158,10 +158,10 @@ def test_the_cycle_finder_sees_lazy_and_package_cycles(tmp_path: Path) -> None:
 
 
 def test_engine_is_one_folder_per_stage_and_each_says_what_goes_in_and_out() -> None:
-    """No module sits loose in engine/ (one guess finds a stage: its folder), and every stage's
-    docstring names its input and its output."""
+    """No module sits loose in engine/ but the facade (one guess finds a stage: its folder), and every
+    stage's docstring names its input and its output."""
     engine = PROJECT_ROOT / "engine"
-    assert sorted(p.name for p in engine.glob("*.py")) == ["__init__.py", "__main__.py"]
+    assert sorted(p.name for p in engine.glob("*.py")) == ["__init__.py", "__main__.py", "api.py"]
     missing = []
     for init in sorted(engine.glob("*/__init__.py")):
         doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) or ""
@@ -198,3 +198,39 @@ def test_the_store_sits_beside_core() -> None:
     reaching = {module: sorted(t for t in targets if not t.startswith(("engine.core", "engine.store")))
                 for module, targets in graph.items() if module.startswith("engine.store")}
     assert {m: t for m, t in reaching.items() if t and t != ["engine"]} == {}
+
+
+def _reads_configuration(path: Path) -> list[str]:
+    """Where a module calls ``get_settings`` or imports it from ``engine.core.settings``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name == "get_settings":
+                found.append(f"calls get_settings (line {node.lineno})")
+        elif isinstance(node, ast.ImportFrom) and node.module == "engine.core.settings" and any(
+                alias.name == "get_settings" for alias in node.names):
+            found.append(f"imports get_settings from engine.core.settings (line {node.lineno})")
+    return found
+
+
+def test_only_the_edges_read_the_configuration() -> None:
+    """The command line and ``engine.api`` read the configuration; every stage below gets its settings
+    passed down (or uses the documented defaults, never the environment). The app, ``annotations``
+    and ``bench/`` read it through ``engine.api``."""
+    edges = {"engine/api.py", "engine/core/settings.py"}
+    stages = {str(p.relative_to(PROJECT_ROOT)): _reads_configuration(p) for p in (PROJECT_ROOT / "engine").rglob("*.py")
+              if not str(p.relative_to(PROJECT_ROOT)).startswith("engine/cli/")
+              and str(p.relative_to(PROJECT_ROOT)) not in edges}
+    assert {f: found for f, found in stages.items() if found} == {}
+    above = {str(p.relative_to(PROJECT_ROOT)): [f for f in _reads_configuration(p) if f.startswith("imports")]
+             for package in ("app", "pages", "annotations", "bench") for p in (PROJECT_ROOT / package).rglob("*.py")}
+    assert {f: found for f, found in above.items() if found} == {}
+
+
+def test_the_configuration_checker_sees_both_ways(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text("from engine.core.settings import Settings, get_settings\n\ndef f():\n    return get_settings()\n")
+    assert _reads_configuration(sample) == ["imports get_settings from engine.core.settings (line 1)",
+                                            "calls get_settings (line 4)"]

@@ -183,7 +183,7 @@ def scenario_inspect(work: Path) -> dict[str, Any]:
     from engine.parse import load_parser, parse
 
     settings = _scenario_settings(work)
-    parser = load_parser(settings.parser, settings.spacy_model)
+    parser = load_parser(settings.parser, settings.spacy_model, settings.nltk_data)
     polarized = polarize(parse("Every dog sees some cat", parser=parser, settings=settings))
     return {"parser": parser.name, "marked": polarized.marked,
             "polarity": {t.token.text: t.polarity.name for t in polarized.tokens}}

@@ -43,7 +43,15 @@ from engine.attack.identity import recipe_digest
 from engine.constraints.chain import Constraint, ConstraintChain, get_constraint
 from engine.core.errors import InputError
 from engine.core.registry import ParamValue, Registry
-from engine.core.settings import CHOICES, DefiniteReading, IndefiniteReading, NumeralReading, Settings, SourceCheck
+from engine.core.settings import (
+    CHOICES,
+    ConventionsSection,
+    IndefiniteReading,
+    LexiconSection,
+    RankingSection,
+    SearchSection,
+    Settings,
+)
 from engine.edits.operators import EditOperator, get_operator, select_operators
 
 #: The version of the recipe format (a stored recipe with another is refused).
@@ -51,57 +59,7 @@ FORMAT = 1
 
 
 
-@dataclass(frozen=True)
-class SearchSection:
-    """The search: query budget per pair, candidates kept per round, the longest text accepted,
-    which hypotheses are attacked (``complete``: not those cut off mid-sentence), and the validity
-    gate (estimate file or ``shipped`` / ``none``, threshold, weight against fluency)."""
-
-    query_budget: int
-    top_k: int
-    max_chars: int
-    source_check: SourceCheck
-    validity_estimate: str
-    min_validity: float
-    validity_weight: float
-
-
-@dataclass(frozen=True)
-class RankingSection:
-    """How candidates are ranked (``scorer``: causal-LM perplexity or masked-LM pseudo-perplexity,
-    with the LMs it reads) and the AltLM fill-in back-end (``none``: AltLM proposes nothing)."""
-
-    scorer: str
-    causal_lm: str
-    masked_lm: str
-    alt_lm: str
-
-
-@dataclass(frozen=True)
-class LexiconSection:
-    """Where WordNet relatives come from: how far up or down to go, how many senses per word, how
-    the senses are chosen in context (and the SemCor prior's weight, the sentence encoder), and the
-    Zipf frequency a substitute needs."""
-
-    wordnet_distance: int
-    wordnet_senses: int
-    wsd: str
-    wsd_prior: float
-    sentence_encoder: str
-    min_zipf: float
-
-
-@dataclass(frozen=True)
-class ConventionsSection:
-    """The parser and the natural-logic readings (docs/natural-logic.md)."""
-
-    parser: str
-    spacy_model: str
-    definite_reading: DefiniteReading
-    numeral_reading: NumeralReading
-    indefinite_reading: IndefiniteReading
-
-
+#: The settings sections a recipe is made of (their types: :mod:`engine.core.settings`).
 SECTIONS: dict[str, type] = {
     "search": SearchSection, "ranking": RankingSection, "lexicon": LexiconSection, "conventions": ConventionsSection,
 }
@@ -142,8 +100,7 @@ class AttackRecipe:
                       description: str = "the shipped defaults, as the settings give them") -> AttackRecipe:
         """The recipe the settings describe: the operators ``disabled_operators`` leaves on and every
         registered constraint, in registration order, each with its parameters from the settings."""
-        sections = {key: section(**{f.name: getattr(settings, f.name) for f in fields(section)})
-                    for key, section in SECTIONS.items()}
+        sections = {key: getattr(settings, key) for key in SECTIONS}
         return cls(name, description,
                    tuple(Step.of(op) for op in select_operators(settings.disabled_operators, settings)),
                    tuple(Step.of(c) for c in ConstraintChain.default(settings).constraints),

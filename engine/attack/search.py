@@ -29,7 +29,7 @@ from engine.attack.recipe import AttackRecipe
 from engine.attack.round import candidate_round
 from engine.constraints.chain import ConstraintChain
 from engine.core.errors import InputError
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.core.vocab import LABELS, AttackStatus, NLILabel
 from engine.edits.candidates import generate_candidates
 from engine.edits.operators import EditOperator
@@ -242,7 +242,7 @@ class AttackSearch:
             raise InputError(
                 f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {gold_label!r}"
             )
-        self.settings = settings or get_settings()
+        self.settings = settings or DEFAULT_SETTINGS
         premise = validate_premise(premise, self.settings.max_chars)
         hypothesis = validate_text(hypothesis, self.settings.max_chars)
         self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
@@ -474,7 +474,7 @@ def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, v
     operators: tuple[EditOperator, ...] | None = None
     chain: ConstraintChain | None = None
     if recipe is not None:
-        settings = recipe.apply(settings or get_settings())
+        settings = recipe.apply(settings or DEFAULT_SETTINGS)
         operators, chain = recipe.build_operators(), recipe.build_chain()
     return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
                         fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate,

@@ -149,7 +149,7 @@ def _conventions(args: argparse.Namespace) -> Conventions:
 
 
 def cmd_polarize(args: argparse.Namespace) -> int:
-    result = polarize(parse(args.text, pretokenized=args.pretokenized, parser=args.parser),
+    result = polarize(parse(args.text, pretokenized=args.pretokenized, parser=args.parser, settings=get_settings()),
                       conventions=_conventions(args))
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
@@ -164,7 +164,9 @@ def cmd_polarity_eval(args: argparse.Namespace) -> int:
     gold = read_gold(args.file)
     bar = tqdm(gold, desc="polarizing", unit="sentence", leave=False)
     conventions = _conventions(args)
-    report = score(bar, lambda text: polarize(parse(text, pretokenized=True, parser=args.parser), conventions=conventions))
+    settings = get_settings()
+    report = score(bar, lambda text: polarize(parse(text, pretokenized=True, parser=args.parser, settings=settings),
+                                              conventions=conventions))
     for item in report.sentences:
         if not item.correct:
             where = f" ({item.gold.source})" if item.gold.source else ""

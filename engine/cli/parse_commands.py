@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from engine.core.settings import get_settings
 from engine.parse import PARSERS, parse
 
 
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_parse(args: argparse.Namespace) -> int:
-    sentence = parse(args.text, pretokenized=args.pretokenized, parser=args.parser)
+    sentence = parse(args.text, pretokenized=args.pretokenized, parser=args.parser, settings=get_settings())
     if args.json:
         print(json.dumps(sentence.to_json(), ensure_ascii=False, indent=1))
     else:

@@ -102,7 +102,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     suite = get_suite(args.suite)
-    items = generate_items(suite, args.n, args.seed)
+    items = generate_items(suite, args.n, args.seed, get_settings())
     count = write_items(items, args.out)
     print(f"{count} {suite.name} items (seed {args.seed}) -> {args.out}; every label re-derived by the suite's check")
     categories = sorted({item.category for item in items})
@@ -115,7 +115,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 def cmd_run(args: argparse.Namespace) -> int:
     settings = get_settings()
     suite = get_suite(args.suite)
-    items = load_suite_items(suite, args.data, args.n, args.seed)
+    items = load_suite_items(suite, args.data, args.n, args.seed, settings)
     victim_name = args.victim or settings.victim
     victim = load_victim(victim_name, args.label_map, settings)
     name = args.run_name or default_probe_run_name(suite.name, victim_name, args.data, args.n, args.seed, items)
@@ -149,9 +149,9 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-    suite = get_suite(args.suite)
-    test = load_suite_items(suite, args.data, args.n, args.seed)
-    train = disjoint_training_items(load_suite_items(suite, args.train_data, args.n, args.seed + 1), test)
+    suite, settings = get_suite(args.suite), get_settings()
+    test = load_suite_items(suite, args.data, args.n, args.seed, settings)
+    train = disjoint_training_items(load_suite_items(suite, args.train_data, args.n, args.seed + 1, settings), test)
     result = hypothesis_only_baseline(train, test)
     print(f"hypothesis-only naive Bayes on {suite.name}: accuracy {result['accuracy']:.3f} "
           f"(majority label {result['majority_label']}: {result['majority_accuracy']:.3f}); "
@@ -186,8 +186,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     settings = get_settings()
     suite = get_suite(args.suite)
     ks = parse_ks(args.k)
-    test = load_suite_items(suite, args.data, args.n, args.seed)
-    train = load_suite_items(suite, args.train_data, max(ks[-1] * 2, args.n), args.seed + 1)
+    test = load_suite_items(suite, args.data, args.n, args.seed, settings)
+    train = load_suite_items(suite, args.train_data, max(ks[-1] * 2, args.n), args.seed + 1, settings)
     original_path = args.original or settings.shared_data_dir / "snli_test.tsv"
     if not original_path.is_file():
         raise InputError(f"original benchmark {original_path}: no such file (give --original)")

@@ -1,10 +1,17 @@
-"""One settings object for the whole product.
+"""One settings object for the whole product, in typed sections.
 
 Values come, in increasing priority, from the defaults below, a TOML config
 file (``natlog.toml`` in the project root, or the file named by
 ``NATLOG_CONFIG``), the ``[natlog]`` table of ``.streamlit/secrets.toml``, and
 ``NATLOG_*`` environment variables (``NATLOG_DB_PATH`` sets ``db_path``).
 No other module reads ``os.environ`` for configuration.
+
+Each field belongs to one section (:data:`SECTION_FIELDS`): ``paths``, ``models``, ``search``,
+``ranking``, ``lexicon``, ``conventions``, ``components`` and ``annotation``. ``settings.search``
+and the others are typed, frozen views (:class:`SearchSection`, ...); an attack recipe
+(``engine.attack.recipe``) is made of the search, ranking, lexicon and conventions sections. A
+config file may group fields under their section's table (``[search] top_k = 20``) or give them
+flat (``top_k = 20``); the environment names stay flat (``NATLOG_TOP_K``).
 """
 
 from __future__ import annotations
@@ -41,8 +48,121 @@ CHOICES: dict[str, tuple[str, ...]] = {
 
 
 @dataclass(frozen=True)
+class SearchSection:
+    """The search: query budget per pair, candidates kept per round, the longest text accepted,
+    which hypotheses are attacked (``complete``: not those cut off mid-sentence), and the validity
+    gate (estimate file or ``shipped`` / ``none``, threshold, weight against fluency)."""
+
+    query_budget: int
+    top_k: int
+    max_chars: int
+    source_check: SourceCheck
+    validity_estimate: str
+    min_validity: float
+    validity_weight: float
+
+
+@dataclass(frozen=True)
+class RankingSection:
+    """How candidates are ranked (``scorer``: causal-LM perplexity or masked-LM pseudo-perplexity,
+    with the LMs it reads) and the AltLM fill-in back-end (``none``: AltLM proposes nothing)."""
+
+    scorer: str
+    causal_lm: str
+    masked_lm: str
+    alt_lm: str
+
+
+@dataclass(frozen=True)
+class LexiconSection:
+    """Where WordNet relatives come from: how far up or down to go, how many senses per word, how
+    the senses are chosen in context (and the SemCor prior's weight, the sentence encoder), and the
+    Zipf frequency a substitute needs."""
+
+    wordnet_distance: int
+    wordnet_senses: int
+    wsd: str
+    wsd_prior: float
+    sentence_encoder: str
+    min_zipf: float
+
+
+@dataclass(frozen=True)
+class ConventionsSection:
+    """The parser and the natural-logic readings (docs/natural-logic.md)."""
+
+    parser: str
+    spacy_model: str
+    definite_reading: DefiniteReading
+    numeral_reading: NumeralReading
+    indefinite_reading: IndefiniteReading
+
+
+@dataclass(frozen=True)
+class PathsSection:
+    """Where files live: generated data, the store, WordNet, models, the shared NLI data, the
+    modifier inventory."""
+
+    data_dir: Path
+    db_path: Path
+    nltk_data: Path
+    models_dir: Path
+    shared_data_dir: Path
+    pp_inventory: Path
+
+
+@dataclass(frozen=True)
+class ModelsSection:
+    """The victim, the backbone a victim is trained from, where and in which precision models run,
+    and whether pages queue the offline victim's training."""
+
+    victim: str
+    backbone: str
+    device: str
+    lm_dtype: LMDtype
+    torch_threads: int
+    auto_train_victim: bool
+
+
+@dataclass(frozen=True)
+class ComponentsSection:
+    """Which edit operators are off, and the defaults of the operators' and constraints' parameters
+    (a recipe gives its own)."""
+
+    disabled_operators: str
+    insertions_per_slot: int
+    alt_lm_pool: int
+    alt_lm_top: int
+    max_edits: int
+    fluency_floor: float
+    insertion_cost: float
+
+
+@dataclass(frozen=True)
+class AnnotationSection:
+    """The annotation study: judgments per item, the gold share, the lease of an item, the queue seed."""
+
+    annotations_k: int
+    annotations_gold_percent: int
+    annotations_lease_s: int
+    annotations_queue_seed: int
+
+
+#: Section name -> its typed view. Every settings field is in exactly one (a test keeps it so).
+SECTIONS: dict[str, type] = {
+    "paths": PathsSection, "models": ModelsSection, "search": SearchSection, "ranking": RankingSection,
+    "lexicon": LexiconSection, "conventions": ConventionsSection, "components": ComponentsSection,
+    "annotation": AnnotationSection,
+}
+SECTION_FIELDS: dict[str, tuple[str, ...]] = {
+    name: tuple(f.name for f in fields(section)) for name, section in SECTIONS.items()
+}
+
+
+@dataclass(frozen=True)
 class Settings:
-    """Configuration with documented defaults (see the README's configuration table)."""
+    """Configuration with documented defaults (see the README's configuration table), read through
+    typed sections (``settings.search.top_k``) or flat (``settings.top_k``)."""
 
     data_dir: Path = PROJECT_ROOT / "var"
     db_path: Path = PROJECT_ROOT / "var" / "natlog.sqlite"
@@ -112,6 +232,41 @@ class Settings:
     # shuffled by this seed, never by run or recording time, so neither order nor position gives a system away.
     annotations_queue_seed: int = 0
 
+    def _section(self, name: str) -> Any:
+        return SECTIONS[name](**{field: getattr(self, field) for field in SECTION_FIELDS[name]})
+
+    @property
+    def paths(self) -> PathsSection:
+        return cast(PathsSection, self._section("paths"))
+
+    @property
+    def models(self) -> ModelsSection:
+        return cast(ModelsSection, self._section("models"))
+
+    @property
+    def search(self) -> SearchSection:
+        return cast(SearchSection, self._section("search"))
+
+    @property
+    def ranking(self) -> RankingSection:
+        return cast(RankingSection, self._section("ranking"))
+
+    @property
+    def lexicon(self) -> LexiconSection:
+        return cast(LexiconSection, self._section("lexicon"))
+
+    @property
+    def conventions(self) -> ConventionsSection:
+        return cast(ConventionsSection, self._section("conventions"))
+
+    @property
+    def components(self) -> ComponentsSection:
+        return cast(ComponentsSection, self._section("components"))
+
+    @property
+    def annotation(self) -> AnnotationSection:
+        return cast(AnnotationSection, self._section("annotation"))
+
     def with_overrides(self, **values: object) -> "Settings":
         """A copy with some fields replaced (values are coerced like config values)."""
         # Each value has its field's type (``_coerce`` converts by the field's annotation).
@@ -160,7 +315,24 @@ def _read_toml(path: Path, table: str | None = None) -> dict[str, object]:
         raise SettingsError(f"{path}: not valid TOML ({exc})") from exc
     if table is not None:
         data = data.get(table, {})
-    return dict(data)
+    return _flatten_sections(dict(data), str(path))
+
+
+def _flatten_sections(data: dict[str, object], source: str) -> dict[str, object]:
+    """A config's values with section tables (``[search] top_k = 20``) flattened; a table that is no
+    section, or a field in the wrong section, is a SettingsError."""
+    flat: dict[str, object] = {}
+    for key, value in data.items():
+        if not isinstance(value, dict):
+            flat[key] = value
+            continue
+        if key not in SECTION_FIELDS:
+            raise SettingsError(f"{source}: [{key}] is not a settings section; sections: {', '.join(SECTION_FIELDS)}")
+        for name, item in value.items():
+            if name not in SECTION_FIELDS[key]:
+                raise SettingsError(f"{source}: [{key}] has no setting {name!r}; it has: {', '.join(SECTION_FIELDS[key])}")
+            flat[name] = item
+    return flat
 
 
 def load_settings(environ: dict[str, str] | None = None) -> Settings:
@@ -187,7 +359,13 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     return base.with_overrides(**{k: v for k, v in values.items() if k != "data_dir"})
 
 
+#: The documented defaults, read from no file and no environment: what a stage uses when its caller
+#: passes no settings. Only the edges (the command line, ``engine.api``, the app, ``bench/``) read
+#: the configuration, with :func:`get_settings`, and pass it down.
+DEFAULT_SETTINGS = Settings()
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
-    """The process-wide settings (read once)."""
+    """The process-wide settings, read once (only the edges call this: a test keeps it so)."""
     return load_settings()

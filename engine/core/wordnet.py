@@ -11,7 +11,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine.core.resources import ResourceError, check_wordnet, use_nltk_data
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
     from engine.parse.sentence import Token
@@ -21,7 +21,7 @@ __all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "wordnet", "wordnet_animacy
 
 def wordnet(settings: Settings | None = None) -> Any:
     """The NLTK WordNet reader over the project's WordNet 3.0 copy (raises ResourceError if absent)."""
-    return _wordnet(settings or get_settings())
+    return _wordnet(settings or DEFAULT_SETTINGS)
 
 
 @lru_cache(maxsize=8)

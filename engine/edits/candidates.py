@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.edits.operators import EditOperator, Level, select_operators
 from engine.edits.records import Candidate, EditContext, FillIn, make_candidate, merge_duplicates
 from engine.lexicon.pp_inventory import ModifierInventory
@@ -49,7 +49,7 @@ def generate_candidates(
     in context (with the ``premise`` when given; None: WordNet's first senses). Order: by edited word, then lexical relation
     (``RELATION_ORDER``), then operator registration order; sentence-level edits last.
     """
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     wanted = frozenset(relations)
     chosen = select_operators(settings.disabled_operators, settings) if operators is None else tuple(operators)
     done = frozenset(w.lower() for phrase in alternated for w in phrase.split())

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, Any
 
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 
 # The reader and the animacy test live one layer down (the parser uses them); re-exported here.
 from engine.core.wordnet import wordnet as wordnet
@@ -71,7 +71,7 @@ def senses(lemma: str, upos: str, settings: Settings | None = None, chosen: tupl
     """The synsets the relatives of ``lemma`` come from: ``chosen`` (synset names picked for the
     word's context, see :mod:`engine.lexicon.senses`), else its ``settings.wordnet_senses`` most frequent
     synsets for a UD part of speech (empty for other parts of speech)."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     pos = WORDNET_POS.get(upos)
     if pos is None or not lemma.strip():
         return []
@@ -88,7 +88,7 @@ def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[...,
     @wraps(finder)
     def find(lemma: str, upos: str, settings: Settings | None = None,
              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
-        return memo(lemma, upos, settings or get_settings(), chosen)
+        return memo(lemma, upos, settings or DEFAULT_SETTINGS, chosen)
 
     return find
 
@@ -124,7 +124,7 @@ def usual_pos(word: str, settings: Settings | None = None) -> str | None:
 def plain_word(word: str, upos: str, settings: Settings | None = None) -> bool:
     """Whether ``word`` reads as plain English in a ``upos`` slot: common enough, no pronoun, not
     profane, and (single words) usually a ``upos`` when WordNet knows it."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     lowered = word.lower()
     if lowered in PRONOUN_LEMMAS or not common_enough(word, settings) or profane(lowered):
         return False
@@ -150,7 +150,7 @@ def common_enough(word: str, settings: Settings | None = None) -> bool:
         return True
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") >= (settings or get_settings()).min_zipf
+    return zipf_frequency(word, "en") >= (settings or DEFAULT_SETTINGS).min_zipf
 
 
 def _same_word(text: str, original: str, upos: str) -> bool:
@@ -178,7 +178,7 @@ def _collect(
     original: str, upos: str, found: Iterable[LexicalRelative], settings: Settings | None,
 ) -> tuple[LexicalRelative, ...]:
     """Usable relatives, one per lemma (the shortest path wins), in discovery order."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     best: dict[str, LexicalRelative] = {}
     for rel in found:
         key = rel.lemma.lower()
@@ -308,7 +308,7 @@ def _walk(
 
 def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable, relation: Relation, kind: str,
                 chosen: tuple[str, ...] | None = None):
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     found = (
         LexicalRelative(render(l.name()), relation, kind, s.name(), target.name(), path)
         for s in senses(lemma, upos, settings, chosen)
@@ -391,7 +391,7 @@ def compound_kind_of(phrase: str, head: str, settings: Settings | None = None) -
     """For a noun compound ("christmas tree") and its head noun ("tree"): None when WordNet does
     not list the compound (it is compositional), else whether WordNet makes it a kind of its head
     (True for "christmas tree", False for "ice cream", which is no cream)."""
-    return _compound_kind_of(phrase.lower(), head.lower(), settings or get_settings())
+    return _compound_kind_of(phrase.lower(), head.lower(), settings or DEFAULT_SETTINGS)
 
 
 def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> set[str]:

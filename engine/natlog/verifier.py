@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.core.errors import InputError
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.natlog import determiners
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
 from engine.natlog.projectivity import IDENTITY, Polarity, Projectivity
@@ -266,7 +266,7 @@ def _split(old: Sequence[Token], new: Sequence[Token], i1: int, j1: int) -> list
     return merged
 
 
-def align(source: ParsedSentence, target: ParsedSentence) -> list[Opcode]:
+def align(source: ParsedSentence, target: ParsedSentence, settings: Settings = DEFAULT_SETTINGS) -> list[Opcode]:
     """Edit blocks turning ``source`` into ``target``: difflib opcodes over lower-cased words.
 
     A replaced block that is a negation ("runs" -> "does not run") or a coordinated
@@ -279,18 +279,18 @@ def align(source: ParsedSentence, target: ParsedSentence) -> list[Opcode]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         old, new = source.tokens[i1:i2], target.tokens[j1:j2]
         if (tag == "replace" and _negation_substitution(old, new) is None and not _determiner_phrase(old, new)
-                and not _wordnet_phrase(old, new)):
+                and not _wordnet_phrase(old, new, settings)):
             blocks.extend(_split(old, new, i1, j1))
         else:
             blocks.append((tag, i1, i2, j1, j2))
     return blocks
 
 
-def _wordnet_phrase(old: Sequence[Token], new: Sequence[Token]) -> bool:
+def _wordnet_phrase(old: Sequence[Token], new: Sequence[Token], settings: Settings) -> bool:
     """One side is a multiword WordNet entry ("way of life", "ice cream"): a phrase substitution."""
     from engine.lexicon.relatives import wordnet
 
-    reader = wordnet()
+    reader = wordnet(settings)
     return any(len(side) > 1 and bool(reader.synsets("_".join(t.text.lower() for t in side)))
                for side in (old, new))
 
@@ -436,7 +436,7 @@ def verify(premise: str, hypothesis: str, settings: Settings | None = None, *,
     Raises :class:`InputError` for empty or over-long text; identical sentences give ≡
     (entailment); sentences that share too few words give *unknown* with the reason.
     """
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     parsed = []
     for name, text in (("premise", premise), ("hypothesis", hypothesis)):
         try:
@@ -449,7 +449,7 @@ def verify(premise: str, hypothesis: str, settings: Settings | None = None, *,
     if [_key(w) for w in _content(source)] == [_key(w) for w in _content(target)]:
         return Verdict(premise, hypothesis, frozenset({_E}), nli_label(_E).value,
                        reason="the sentences are identical (up to case and punctuation)")
-    blocks = align(p_parsed, h_parsed)
+    blocks = align(p_parsed, h_parsed, settings)
     opcodes = [op for op in blocks if op[0] != "equal"]
     shared = sum(i2 - i1 for tag, i1, i2, _, _ in blocks if tag == "equal")
     shorter = min(len(_content(source)), len(_content(target)))
@@ -533,7 +533,7 @@ def _classify(tag: str, current: PolarizedSentence, old_tokens: list[Token],
                                       " ".join(t.text.lower() for t in new_content))
         assert phrase is not None
         return phrase, old_content[0].id, "substitute"
-    if _wordnet_phrase(old_content, new_content):
+    if _wordnet_phrase(old_content, new_content, settings):
         # An article that comes or goes with a mass noun is agreement, not an edit ("ice cream" -> "a dessert").
         old_content = [t for k, t in enumerate(old_content) if k or t.text.lower() not in ("a", "an")] or old_content
         new_content = [t for k, t in enumerate(new_content) if k or t.text.lower() not in ("a", "an")] or new_content

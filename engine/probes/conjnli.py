@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import InputError
-from engine.core.settings import get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.data.readers import read_pairs
 from engine.edits.conjuncts import (
     ConjunctEdit,
@@ -203,17 +203,17 @@ def describe_pair(p: ParsedSentence | None, h: ParsedSentence | None, p_text: st
     return category, edit.group, meta
 
 
-def _parsed(texts: Sequence[str]) -> list[ParsedSentence | None]:
+def _parsed(texts: Sequence[str], settings: Settings) -> list[ParsedSentence | None]:
     """Parses of the texts; None where the parser refuses one (several sentences, too long)."""
-    return parse_many(texts, settings=get_settings())
+    return parse_many(texts, settings=settings)
 
 
-def read(path: Path) -> list[ProbeItem]:
+def read(path: Path, settings: Settings | None = None) -> list[ProbeItem]:
     """The ConjNLI pairs of a released TSV file as probe items (a bad line: InputError naming file:line)."""
     pairs = read_pairs(path, "conjnli")
     if not pairs:
         raise InputError(f"{path}: no labelled pairs")
-    parses = _parsed([p.premise for p in pairs] + [p.hypothesis for p in pairs])
+    parses = _parsed([p.premise for p in pairs] + [p.hypothesis for p in pairs], settings or DEFAULT_SETTINGS)
     items = []
     for k, pair in enumerate(pairs):
         category, group, meta = describe_pair(parses[k], parses[len(pairs) + k], pair.premise, pair.hypothesis)
@@ -223,9 +223,9 @@ def read(path: Path) -> list[ProbeItem]:
 
 # Generating ---------------------------------------------------------------------------------------
 
-def _source_sentences(seed: int) -> list[str]:
+def _source_sentences(seed: int, settings: Settings) -> list[str]:
     """Premises to edit: the shared training file's, shuffled by ``seed``, else the built-in list."""
-    path = get_settings().shared_data_dir / TRAIN_FILE
+    path = settings.shared_data_dir / TRAIN_FILE
     texts = list(dict.fromkeys(p.premise for p in read_pairs(path, "conjnli"))) if path.is_file() else list(BUILTIN_SENTENCES)
     random.Random(seed).shuffle(texts)
     return texts
@@ -279,21 +279,21 @@ def _pick(edits: Sequence[ConjunctEdit], rng: random.Random) -> list[ConjunctEdi
     return chosen[:EDITS_PER_PREMISE]
 
 
-def generate(n: int, seed: int, include_unsafe: bool = False) -> list[ProbeItem]:
+def generate(n: int, seed: int, include_unsafe: bool = False, settings: Settings | None = None) -> list[ProbeItem]:
     """About ``n`` items made by editing conjuncts of seeded premises (reproducible for a seed).
 
     Labels are natural logic's; ``include_unsafe`` adds the edits whose label is not licensed
     (non-boolean coordination, non-monotone context), tagged ``meta["safe"] = False``. Donor
     conjuncts for additions and replacements come from the other premises of the same chunk.
     """
-    settings = get_settings()
+    settings = settings or DEFAULT_SETTINGS
     conventions = Conventions.of(settings)
     rng = random.Random(seed)
-    texts = _source_sentences(seed)
+    texts = _source_sentences(seed, settings)
     items: list[ProbeItem] = []
     for start in range(0, len(texts), CHUNK):
         chunk = texts[start:start + CHUNK]
-        parsed = [p for p in _parsed(chunk) if p is not None]
+        parsed = [p for p in _parsed(chunk, settings) if p is not None]
         offered = [donor_phrases([p]) for p in parsed]
         for k, sentence in enumerate(parsed):
             donors = [d for j, phrases in enumerate(offered) if j != k for d in phrases]

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import InputError
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.core.vocab import LABELS, NLILabel
 from engine.lexicon.inflection import fix_article, inflect
 from engine.logic.situations import (
@@ -712,13 +712,13 @@ def monotonicity_item(fragment: str, rng: random.Random, wanted: str, family: st
 
 # The suite: generate and check ----------------------------------------------------------------
 
-def generate(n: int, seed: int) -> list[ProbeItem]:
+def generate(n: int, seed: int, settings: Settings | None = None) -> list[ProbeItem]:
     """About ``n`` items, the fragments taking turns (:data:`FRAGMENTS` order) and each fragment's
     wanted labels cycling, so fragments and labels stay balanced; every label is derived."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"the fragments suite needs a positive number of items, got {n!r}")
     rng = random.Random(seed)
-    settings = get_settings()
+    settings = settings or DEFAULT_SETTINGS
     items = []
     for k in range(n):
         fragment = FRAGMENTS[k % len(FRAGMENTS)]
@@ -731,7 +731,7 @@ def generate(n: int, seed: int) -> list[ProbeItem]:
     return items
 
 
-def check(item: ProbeItem) -> None:
+def check(item: ProbeItem, settings: Settings | None = None) -> None:
     """Re-derive the label of a generated item from its form: logic fragments by :func:`judge`
     over the logical forms, monotonicity by polarizing the premise again and projecting the
     substitution again. ProbeCheckError when the label (or the derivation) differs."""
@@ -748,7 +748,7 @@ def check(item: ProbeItem) -> None:
     meta = item.meta
     if not isinstance(meta.get("site"), int) or not all(isinstance(meta.get(k), str) for k in ("new", "new_lemma")):
         raise ProbeCheckError(f"monotonicity item {item.premise!r}: meta needs site, new and new_lemma")
-    settings = get_settings()
+    settings = settings or DEFAULT_SETTINGS
     polarized = polarized_premise(item.premise, settings)
     if not 1 <= meta["site"] <= len(polarized.tokens):
         raise ProbeCheckError(f"monotonicity item {item.premise!r}: no word {meta['site']}")
@@ -786,7 +786,7 @@ def monotonicity_agreement(path: Path | str, limit: int | None = None,
     overall, per fragment, and by how many places premise and hypothesis differ (1, 2, 3+),
     with the verifier's commonest reasons for leaving an item unlabelled. ``limit``: the first
     that many items of each fragment."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     items = [i for i in read(Path(path)) if i.category in MONOTONICITY_FRAGMENTS]
     if not items:
         raise InputError(f"{path}: no monotonicity items")

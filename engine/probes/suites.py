@@ -9,15 +9,20 @@ consistency). Suites are looked up with :func:`get_suite`, which imports the bui
 
 from __future__ import annotations
 
+import functools
 import importlib
+import inspect
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.core.errors import InputError
 from engine.core.registry import Registry
+from engine.core.settings import Settings
 from engine.probes.record import ProbeItem, read_items
+
+T = TypeVar("T")
 
 #: (items, predicted labels, probabilities in LABELS order) -> report name -> table rows
 Reporter = Callable[[Sequence[ProbeItem], Sequence[str], Sequence[Sequence[float]]], dict[str, list[dict[str, Any]]]]
@@ -28,7 +33,8 @@ BUILTIN_MODULES = ("engine.probes.equivalence", "engine.probes.robustlr", "engin
 
 @dataclass(frozen=True)
 class Suite:
-    """A probe suite: how to make, read, check and report its items."""
+    """A probe suite: how to make, read, check and report its items. ``generate``, ``read`` and
+    ``check`` that declare a ``settings`` keyword get the caller's settings (parser, WordNet, data)."""
 
     name: str
     description: str
@@ -73,26 +79,36 @@ def get_suite(name: str) -> Suite:
     return _SUITES.get(name)
 
 
-def load_suite_items(suite: Suite, data: Path | None, n: int, seed: int) -> list[ProbeItem]:
+def _with_settings(fn: Callable[..., T], settings: Settings | None) -> Callable[..., T]:
+    """``fn`` with ``settings`` passed, when it declares a ``settings`` parameter (the suites that parse
+    or read WordNet do; the logic suites need none)."""
+    if settings is None or "settings" not in inspect.signature(fn).parameters:
+        return fn
+    return functools.partial(fn, settings=settings)
+
+
+def load_suite_items(suite: Suite, data: Path | None, n: int, seed: int,
+                     settings: Settings | None = None) -> list[ProbeItem]:
     """A suite's items: from a JSONL file, from the suite's released file or folder, or generated."""
     if data is None:
-        return generate_items(suite, n, seed)
+        return generate_items(suite, n, seed, settings)
     if data.suffix == ".jsonl":
         return read_items(data, suite.name)
     if suite.read is None:
         raise InputError(f"suite {suite.name!r} reads only JSONL files from 'probe generate', not {data}")
     if not data.exists():
         raise InputError(f"probe data {data}: no such file or folder")
-    return suite.read(data)
+    return _with_settings(suite.read, settings)(data)
 
 
-def generate_items(suite: Suite, n: int, seed: int) -> list[ProbeItem]:
+def generate_items(suite: Suite, n: int, seed: int, settings: Settings | None = None) -> list[ProbeItem]:
     if suite.generate is None:
         raise InputError(f"suite {suite.name!r} has no generator; give --data (its released file or folder)")
     if n < 1:
         raise InputError("--n must be at least 1")
-    items = suite.generate(n, seed)
+    items = _with_settings(suite.generate, settings)(n, seed)
     if suite.check is not None:
+        check = _with_settings(suite.check, settings)
         for item in items:
-            suite.check(item)  # a failure is a generator bug: it propagates as one
+            check(item)  # a failure is a generator bug: it propagates as one
     return items

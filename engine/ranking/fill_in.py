@@ -17,7 +17,7 @@ from typing import cast
 import torch
 
 from engine.core.registry import Registry
-from engine.core.settings import Settings, SettingsError, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings, SettingsError
 from engine.edits.records import FillIn, Slot
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.inflection import fix_article, inflect
@@ -32,7 +32,7 @@ class MaskedLMFillIn:
     """AltLM with a masked LM: one forward pass masks every slot of the sentence."""
 
     def __init__(self, lm: LoadedModel, settings: Settings | None = None, pool: int = 50) -> None:
-        self.lm, self.settings, self.pool = lm, settings or get_settings(), pool
+        self.lm, self.settings, self.pool = lm, settings or DEFAULT_SETTINGS, pool
 
     @torch.inference_mode()
     def alternatives(self, words: Sequence[str], slots: Sequence[Slot], k: int) -> list[list[str]]:
@@ -90,7 +90,7 @@ class FrequencyFillIn:
     """Offline AltLM: frequent same-POS words (wordfreq + WordNet), ranked in context by a scorer."""
 
     def __init__(self, scorer: Scorer, settings: Settings | None = None) -> None:
-        self.scorer, self.settings = scorer, settings or get_settings()
+        self.scorer, self.settings = scorer, settings or DEFAULT_SETTINGS
 
     def alternatives(self, words: Sequence[str], slots: Sequence[Slot], k: int) -> list[list[str]]:
         options: list[tuple[int, str, str]] = []

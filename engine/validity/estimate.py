@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.core.errors import InputError
-from engine.core.settings import PROJECT_ROOT, Settings, SettingsError, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, PROJECT_ROOT, Settings, SettingsError
 from engine.validity.features import FeatureExtractor, ValidityInput
 
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def _load(path: Path) -> ValidityModel:
 
 
 def load_model(settings: Settings | None = None) -> ValidityModel | None:
-    path = estimate_path(settings or get_settings())
+    path = estimate_path(settings or DEFAULT_SETTINGS)
     return None if path is None else _load(path)
 
 

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 
 if TYPE_CHECKING:
     from engine.ranking.models import SentenceEncoder
@@ -175,7 +175,7 @@ class FeatureExtractor:
                  settings: Settings | None = None, wanted: Collection[str] | None = None) -> None:
         self.operators = tuple(operators)
         self.scorer, self.encoder = scorer, encoder
-        self.settings = settings or get_settings()
+        self.settings = settings or DEFAULT_SETTINGS
         # The base features a fitted estimate uses (None: all): the costly per-candidate LM passes
         # run only when one of them is wanted (the rest of the row is cheap and always computed).
         self.wanted = frozenset(PER_CANDIDATE_LM | ENCODER if wanted is None else {n.split("|")[0] for n in wanted})

@@ -23,7 +23,7 @@ import torch
 
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
-from engine.core.settings import Settings, get_settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.core.vocab import LABELS, NLILabel
 from engine.ranking.models import model_dtype, resolve_device
 
@@ -247,6 +247,6 @@ def _load(location: str, label_map: str | None, device: str) -> Victim:
 
 def load_victim(name: str | None = None, label_map: str | None = None, settings: Settings | None = None) -> Victim:
     """The cached victim for ``name`` (default ``settings.victim``); unmappable labels are refused."""
-    settings = settings or get_settings()
+    settings = settings or DEFAULT_SETTINGS
     location = victim_location(name or settings.victim, settings)
     return _load(location, label_map or None, str(resolve_device(settings)))

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
-from engine.core.settings import PROJECT_ROOT, SettingsError, load_settings
+from engine.core.settings import (
+    DEFAULT_SETTINGS,
+    PROJECT_ROOT,
+    SECTION_FIELDS,
+    Settings,
+    SettingsError,
+    load_settings,
+)
 
 
 def test_defaults_point_inside_the_project(tmp_path: Path) -> None:
@@ -40,3 +51,44 @@ def test_bad_values_are_clear_errors(tmp_path: Path) -> None:
     unknown.write_text("colour = 'red'\n")
     with pytest.raises(SettingsError, match="unknown setting 'colour'"):
         load_settings({"NATLOG_CONFIG": str(unknown)})
+
+
+def test_every_setting_is_in_one_typed_section() -> None:
+    names = [f.name for f in fields(Settings)]
+    placed = [name for section in SECTION_FIELDS.values() for name in section]
+    assert sorted(placed) == sorted(names) and len(placed) == len(set(placed))
+    s = Settings()
+    assert s.search.top_k == s.top_k and s.paths.db_path == s.db_path and s.annotation.annotations_k == 3
+    assert s.conventions.indefinite_reading == "auto" and s.components.max_edits == s.max_edits
+    assert DEFAULT_SETTINGS == Settings()
+
+
+def test_a_config_file_may_group_settings_by_section(tmp_path: Path) -> None:
+    config = tmp_path / "natlog.toml"
+    config.write_text('[search]\ntop_k = 20\n[conventions]\nnumeral_reading = "at-least"\n[models]\ndevice = "cpu"\n')
+    s = load_settings({"NATLOG_CONFIG": str(config)})
+    assert (s.search.top_k, s.conventions.numeral_reading, s.models.device) == (20, "at-least", "cpu")
+    config.write_text("[search]\nparser = 'stanza'\n")
+    with pytest.raises(SettingsError, match=r"\[search\] has no setting 'parser'; it has: query_budget"):
+        load_settings({"NATLOG_CONFIG": str(config)})
+    config.write_text("[colours]\nred = 1\n")
+    with pytest.raises(SettingsError, match=r"\[colours\] is not a settings section; sections: paths, models"):
+        load_settings({"NATLOG_CONFIG": str(config)})
+    config.write_text('[conventions]\nnumeral_reading = "roughly"\n')
+    with pytest.raises(SettingsError, match="'roughly' is not one of exactly, at-least"):
+        load_settings({"NATLOG_CONFIG": str(config)})
+
+
+def test_a_stage_called_without_settings_uses_the_defaults_not_the_environment(tmp_path: Path) -> None:
+    """Only the edges read the configuration: a stage given no settings does not follow NATLOG_*."""
+    script = ("from engine.edits.operators import select_operators\n"
+              "from engine.core.settings import DEFAULT_SETTINGS\n"
+              "from engine.ranking.models import resolve_device\n"
+              "print(resolve_device().type, DEFAULT_SETTINGS.top_k)\n")
+    env = {**os.environ, "NATLOG_DEVICE": "cuda:7", "NATLOG_TOP_K": "3"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
+                          timeout=120)
+    # Read from the environment, "cuda:7" would stop it (no such device) and top_k would be 3.
+    assert done.returncode == 0, done.stderr
+    device, top_k = done.stdout.split()
+    assert device in ("cpu", "cuda") and top_k == "100"
