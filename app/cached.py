@@ -85,8 +85,9 @@ def victim(name: str, label_map: str = "") -> Victim:
 
 
 @st.cache_resource(show_spinner="Loading the language models (fluency ranking, AltLM, validity estimate)…")
-def attack_tools(alt_lm: bool | None = None) -> AttackTools:
-    return AttackTools.build(settings(), alt_lm=alt_lm)
+def attack_tools(alt_lm: bool | None = None, recipe_name: str = "default") -> AttackTools:
+    """The tools of an attack under the named recipe (its scorer, word senses and validity gate)."""
+    return AttackTools.build(recipe(recipe_name).apply(settings()), alt_lm=alt_lm)
 
 
 def validity_gate() -> ValidityGate | None:

@@ -10,6 +10,7 @@ from app import cached
 from app.auth import admin_session, open_store
 from app.victim_gate import victim_ready
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure, validity_line
+from engine.attack.recipe import recipe_names
 from engine.attack.search import AttackSearch, Round, RoundOutcome, start_search
 from engine.constraints.chain import describe_by_operator, describe_rejected
 from engine.core.errors import InputError
@@ -18,7 +19,6 @@ from engine.core.vocab import LABELS, AttackStatus
 from engine.data.readers import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import SETUPS, setups_for_label
-from engine.runs.runner import data_settings
 from engine.victim.model import victim_location
 from engine.victim.training import trained_pair_keys
 
@@ -177,16 +177,23 @@ with st.container(border=True):
                                placeholder="entailment,neutral,contradiction")
     options = [s.name for s in setups_for_label(chosen_pair[2])] if chosen_pair else list(SETUPS)
     setup_name = right.selectbox("Setup", options, format_func=lambda n: f"{n}: {SETUPS[n].description}", key="setup")
-    alt_lm = st.toggle("AltLM operator (slower; off by default, see docs/natural-logic.md)", value=False, key="alt_lm")
+    recipe_column, alt_column = st.columns([1, 2])
+    recipe_name = recipe_column.selectbox(
+        "Attack recipe", recipe_names(), key="attack_recipe",
+        help="default: the shipped defaults; natlog2023: Algorithm 1 as the paper describes it (engine recipes)")
+    alt_lm = alt_column.toggle("AltLM operator (slower; off by default, see docs/natural-logic.md)", value=False,
+                               key="alt_lm")
     ready = victim_ready(victim_name)
     start = st.button("Start attack", type="primary", disabled=chosen_pair is None or not ready)
 
 if start and chosen_pair:
     try:
         pair_file = st.session_state.get("pair_file")
-        pair_settings = data_settings(settings, Path(pair_file[0]), pair_file[1]) if pair_file else settings
+        recipe = cached.recipe(recipe_name).with_alt_lm(alt_lm)
+        if pair_file:  # the reading of indefinites follows the data file's format, as in a batch run
+            recipe = recipe.for_data(Path(pair_file[0]), pair_file[1])
         search = start_search(*chosen_pair, SETUPS[setup_name], cached.victim(victim_name, label_map),
-                              cached.attack_tools(alt_lm), pair_settings)
+                              cached.attack_tools(alt_lm, recipe_name), settings, recipe)
     except (InputError, ResourceError) as exc:
         st.error(md_escape(str(exc)))
         st.stop()

@@ -17,9 +17,8 @@ from engine.attack.recipe import AttackRecipe
 from engine.attack.search import AttackTools, attack_pair
 from engine.core.settings import Settings
 from engine.core.vocab import AttackStatus
-from engine.data.readers import NLIPair, detect_format, file_digest, pair_key, read_pairs
+from engine.data.readers import NLIPair, file_digest, pair_key, read_pairs
 from engine.natlog.setups import Setup
-from engine.natlog.triggers import indefinite_reading
 from engine.store.records import Run
 from engine.store.store import RunStore
 from engine.victim.model import Victim
@@ -54,14 +53,6 @@ def default_run_name(setup: str, victim: str, data: Path, limit: int | None, see
     victim_part = Path(victim.rstrip("/")).name or victim
     data_part = f"{data.parent.name}-{data.stem}-{file_digest(data)[:8]}" + (f"-{split.upper()}" if split else "")
     return f"{setup}-{victim_part}-{data_part}-n{limit or 'all'}-seed{seed}"
-
-
-def data_settings(settings: Settings, data: Path, fmt: str) -> Settings:
-    """``settings`` for attacking pairs of ``data``: ``indefinite_reading = auto`` resolved by the
-    file's format (as :meth:`engine.attack.recipe.AttackRecipe.for_data` resolves a recipe's)."""
-    if settings.indefinite_reading != "auto":
-        return settings
-    return settings.with_overrides(indefinite_reading=indefinite_reading("auto", detect_format(Path(data), fmt)))
 
 
 def start_run(

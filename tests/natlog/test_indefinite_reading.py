@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from engine.attack.recipe import AttackRecipe
 from engine.core.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.triggers import Conventions, indefinite_reading
 from engine.natlog.verifier import verify
 from engine.parse import parse
-from engine.runs.runner import data_settings
 
 
 def relation(premise: str, hypothesis: str, settings, reading: str) -> str:
@@ -56,10 +56,11 @@ def test_auto_reads_snli_and_sick_as_scenes_and_everything_else_strictly(setting
     help_file = tmp_path / "help.tsv"
     help_file.write_text("sentence1\tsentence2\tgold_label\nA dog runs.\tA dog sleeps.\tcontradiction\n",
                          encoding="utf-8")
-    auto = settings.with_overrides(indefinite_reading="auto")
-    assert data_settings(auto, snli, "auto").indefinite_reading == "scene"
-    assert data_settings(auto, help_file, "mnli").indefinite_reading == "existential"
-    assert data_settings(settings.with_overrides(indefinite_reading="existential"), snli, "auto") \
-        .indefinite_reading == "existential"
+    auto = AttackRecipe.from_settings(settings.with_overrides(indefinite_reading="auto"))
+    assert auto.for_data(snli, "auto").conventions.indefinite_reading == "scene"
+    assert auto.for_data(help_file, "mnli").conventions.indefinite_reading == "existential"
+    strict = AttackRecipe.from_settings(settings.with_overrides(indefinite_reading="existential"))
+    assert strict.for_data(snli, "auto").conventions.indefinite_reading == "existential"
+    assert auto.for_data(snli, "auto").apply(settings).indefinite_reading == "scene"  # what the search reads
     with pytest.raises(InputError, match="unknown indefinite reading"):
         Conventions(indefinite="generic")

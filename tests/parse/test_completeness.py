@@ -12,7 +12,7 @@ import pytest
 
 from engine.attack.search import AttackTools, attack_pair
 from engine.core.errors import InputError
-from engine.core.settings import Settings
+from engine.core.settings import Settings, SettingsError
 from engine.data.readers import read_pairs
 from engine.edits.candidates import generate_candidates
 from engine.natlog.setups import get_setup
@@ -93,7 +93,7 @@ def test_attack_skips_a_cut_off_hypothesis(victim: Victim, tools: AttackTools, s
     assert attacked.status != "skipped" and attacked.rounds
 
 
-def test_unknown_source_check_is_one_line(victim: Victim, tools: AttackTools, settings: Settings) -> None:
-    with pytest.raises(InputError, match="unknown source_check 'strict'; use one of: complete, off"):
-        attack_pair("A man sleeps.", "A man runs.", "contradiction", get_setup("C2E"), victim, tools,
-                     settings.with_overrides(source_check="strict"))
+def test_unknown_source_check_is_one_line(settings: Settings) -> None:
+    """A choice setting is checked when it is read, before any attack starts."""
+    with pytest.raises(SettingsError, match="setting 'source_check': 'strict' is not one of complete, off"):
+        settings.with_overrides(source_check="strict")
