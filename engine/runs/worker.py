@@ -182,10 +182,8 @@ def job_settings(job: jobs.Job, settings: Settings) -> Settings:
 
 
 def _tools_key(settings: Settings) -> tuple[object, ...]:
-    """What the attack tools are built from (jobs whose recipes agree on it share one set)."""
-    return (settings.scorer, settings.causal_lm, settings.masked_lm, settings.alt_lm, settings.wsd, settings.wsd_prior,
-            settings.sentence_encoder, settings.validity_estimate, settings.min_validity, settings.validity_weight,
-            settings.lm_dtype, settings.device)
+    """The sections the attack tools are built from (jobs whose recipes agree on them share one set)."""
+    return settings.ranking, settings.lexicon, settings.search, settings.models
 
 
 def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = None) -> int:
