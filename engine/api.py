@@ -7,11 +7,12 @@ it so). Everything here is defined in its stage's folder; this module names what
 
     from engine import api
 
-    settings = api.get_settings()
-    recipe = api.load_recipe("natlog2023", settings)
+    recipe = api.load_recipe("natlog2023", api.get_settings())
+    settings = recipe.apply(api.get_settings())
+    tools = api.AttackTools.build(settings)          # the ranking LM, word senses, validity gate
     polarized = api.polarize(api.parse("Every dog sees some cat", settings=settings),
                              conventions=api.Conventions.of(settings))
-    (proposal,) = api.propose(polarized, [api.get_setup("E2E")], scorer, settings=recipe.apply(settings),
+    (proposal,) = api.propose(polarized, [api.get_setup("E2E")], tools.scorer, settings=settings,
                               operators=recipe.build_operators(), chain=recipe.build_chain())
 
 In: nothing (the configuration files and environment are read on the first call). Out: the
