@@ -166,7 +166,10 @@ def generate(args: argparse.Namespace) -> None:
     recipe = load_recipe(args.recipe, get_settings())
     settings = recipe.apply(get_settings())
     began = time.monotonic()
-    pool = having_words(candidate_pairs(ATTACK_SOURCES), args.hypothesis_has)
+    sources = tuple(args.sources.split(",")) if args.sources else ATTACK_SOURCES
+    if unknown := sorted(set(sources) - set(SOURCE_FORMATS)):
+        raise SystemExit(f"unknown source {', '.join(unknown)}; choose from: {', '.join(SOURCE_FORMATS)}")
+    pool = having_words(candidate_pairs(sources), args.hypothesis_has)
     victim = load_victim("offline", settings=settings)
     tools = AttackTools.build(settings)  # the recipe's AltLM back-end (none in the default recipe)
     print(f"recipe {recipe.name} ({recipe.hash})", file=sys.stderr)
@@ -432,6 +435,8 @@ def main() -> None:
     g.add_argument("--hypothesis-has", default="",
                    help="attack only pairs whose H has one of these words (comma-separated), e.g. 'or'")
     g.add_argument("--recipe", default=None, metavar="NAME|FILE", help="the attack recipe (default: default)")
+    g.add_argument("--sources", default="", help="attack only pairs of these sources (comma-separated; default: "
+                   f"{','.join(ATTACK_SOURCES)}; sick-test too)")
     g.add_argument("--out", type=Path, required=True)
     g.set_defaults(func=generate)
     c = sub.add_parser("sample-candidates", help="first-round candidates to label, spread over the operators")

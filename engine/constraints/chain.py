@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -206,6 +207,31 @@ class MaxEdits(Constraint):
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
         cap = self.max_edits
         return list(candidates) if cap <= 0 or check.edits < cap else []
+
+
+@register_constraint
+class NoRepeat(Constraint):
+    """No words repeated back to back that H does not repeat: an edit next to words it repeats
+    reads as a slip ("to play professional professional basketball" from a second hyponym of
+    "basketball", "in a hot air hot-air balloon"). Hyphens count as spaces; runs of up to three
+    words are compared."""
+
+    name = "no-repeat"
+    description = "H* repeats no word or phrase back to back unless H does"
+
+    def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+        before = _doubled(check.source.sentence.text) if check.source is not None else set()
+        return [c for c in candidates if not _doubled(c.text) - before]
+
+
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
+def _doubled(text: str, longest: int = 3) -> set[tuple[str, ...]]:
+    """The runs of one to ``longest`` words (lower-cased, hyphens as spaces) that follow themselves in ``text``."""
+    words = _WORD.findall(text.lower().replace("-", " "))
+    return {tuple(words[i:i + n]) for n in range(1, longest + 1) for i in range(len(words) - 2 * n + 1)
+            if words[i:i + n] == words[i + n:i + 2 * n]}
 
 
 # Dependency labels compared by their base (``obl:tmod`` is an ``obl``); word classes by these groups.

@@ -372,13 +372,15 @@ def _is_bare_nominal(sentence: ParsedSentence, tok: Token) -> bool:
     return previous is None or (previous.upos not in ("DET", "NUM") and previous.xpos not in ("PRP$", "POS"))
 
 
-def _existentials(sentence: ParsedSentence, found: list[ScopedTrigger], claimed: set[int]) -> list[ScopedTrigger]:
+def _existentials(sentence: ParsedSentence, found: list[ScopedTrigger], claimed: set[int],
+                  scene: bool = False) -> list[ScopedTrigger]:
     """Implicit existential quantifiers over bare nominals ("There are people outside", "drinks water").
 
     Nothing marks them, so they change no arrow (their signature is "some":
     upward in both arguments), but they make lexical alternation project to
     independence: "There are people outside" and "There are men outside" are
-    compatible, not contradictory.
+    compatible, not contradictory. Under the scene reading (``scene``) a plural bare subject of
+    the main clause is the group the premise shows, not an existential.
     """
     quantified = {i for op in found for a in op.arguments if a.role in ("restrictor", "number") for i in a.tokens}
     covered = quantified | claimed | {i for op in found for i in op.triggers}
@@ -391,9 +393,19 @@ def _existentials(sentence: ParsedSentence, found: list[ScopedTrigger], claimed:
         if expletive is not None:
             # "there" and "be" say the quantifier is there: they carry its context, like "some".
             extra.append(_quantifier(sentence, "there be", [expletive.id, tok.head], tok, pj.SOME))
+        elif scene and _plural(tok) and _main_subject(sentence, tok):
+            # "People are eating" under the scene reading: the people the premise shows, as an
+            # indefinite or a numeral subject reads there (their predicate is not quantified).
+            restrictor = noun_phrase(sentence, tok, set())
+            extra.append(ScopedTrigger("bare plural (scene)", (), (
+                TriggerArgument("restrictor", _clean(sentence, restrictor), SCENE_RESTRICTOR),)))
         else:
             extra.append(_quantifier(sentence, "bare noun", [], tok, pj.SOME))
     return extra
+
+
+def _plural(tok: Token) -> bool:
+    return tok.feats_dict.get("Number") == "Plur" or tok.xpos in ("NNS", "NNPS")
 
 
 def find_triggers(sentence: ParsedSentence, context: Callable[[int], Polarity] | None = None,
@@ -470,9 +482,18 @@ def find_triggers(sentence: ParsedSentence, context: Callable[[int], Polarity] |
                     TriggerArgument("restrictor", _clean(sentence, restrictor), pj.NON_MONOTONE),)))
         elif is_number(tok) and tok.upos == "NUM" and _base(tok.deprel) in ("nummod", "nsubj", "obj", "obl", "iobj", "conj"):
             noun = _quantified_noun(sentence, tok)
+            if conventions.indefinite == "scene" and _scene_numeral(sentence, tok, noun):
+                # "Two men are sleeping" under the scene reading: the two men the premise shows. The
+                # noun projects like an indefinite scene subject's, the predicate as of a named
+                # group; the number still counts exactly ("Three men ..." | "Two men ...").
+                restrictor = noun_phrase(sentence, noun, {tok.id})
+                found.append(ScopedTrigger(f"{_lower(tok)} (scene)", (), (
+                    TriggerArgument("restrictor", _clean(sentence, restrictor), SCENE_RESTRICTOR),
+                    TriggerArgument("number", frozenset({tok.id}), pj.EXACT_NUMBER))))
+                continue
             signature, number_proj = numeral_reading(sentence, noun, conventions.numerals)
             found.append(_quantifier(sentence, _lower(tok), [], noun, signature, (tok.id, number_proj)))
-    found.extend(_existentials(sentence, found, claimed))
+    found.extend(_existentials(sentence, found, claimed, conventions.indefinite == "scene"))
     found.extend(_coordinated_subjects(sentence))
     found.extend(_clausal_triggers(sentence, found))
     return found
@@ -484,12 +505,27 @@ def _scene_subject(sentence: ParsedSentence, det: Token) -> Token | None:
     if _base(det.deprel) != "det" or det.head <= det.id:
         return None
     noun = sentence.token(det.head)
+    return noun if _main_subject(sentence, noun) else None
+
+
+def _scene_numeral(sentence: ParsedSentence, number: Token, noun: Token) -> bool:
+    """A bare numeral ("Two men ...", no determiner or possessor before it) counting the subject of
+    the main clause: the group the scene reading fixes."""
+    if number.id >= noun.id or _base(number.deprel) != "nummod" or number.head != noun.id:
+        return False
+    if any(_base(c.deprel) == "det" or c.deprel == "nmod:poss" for c in sentence.children(noun.id)):
+        return False
+    return _main_subject(sentence, noun)
+
+
+def _main_subject(sentence: ParsedSentence, noun: Token) -> bool:
+    """Whether ``noun`` is the subject of the main clause (or of a clause coordinated with it)."""
     if _base(noun.deprel) not in ("nsubj", "nsubj:pass") and noun.deprel not in ("nsubj", "nsubj:pass"):
-        return None
+        return False
     clause = sentence.token(noun.head) if noun.head else None
     while clause is not None and _base(clause.deprel) == "conj" and clause.head:
         clause = sentence.token(clause.head)
-    return noun if clause is not None and clause.head == 0 else None
+    return clause is not None and clause.head == 0
 
 
 def _coordinated_subjects(sentence: ParsedSentence) -> list[ScopedTrigger]:

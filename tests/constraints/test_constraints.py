@@ -22,6 +22,7 @@ from engine.core.errors import InputError
 from engine.edits.candidates import generate_candidates
 from engine.edits.records import Candidate
 from engine.natlog.polarity import polarize
+from engine.natlog.triggers import Conventions
 from engine.natlog.setups import get_setup
 from engine.parse import parse
 from engine.victim.model import Victim
@@ -111,3 +112,31 @@ def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackT
     assert dropped and {t for t, v in cost.items() if v > settings.insertion_cost + 0.1} <= dropped
     assert not dropped & {t for t, v in cost.items() if v <= settings.insertion_cost - 0.1}
     assert InsertionFit(0).keep(found, default) == list(found)
+
+
+def test_no_repeat_drops_an_edit_that_doubles_a_word_h_does_not_double(settings, tools: AttackTools) -> None:
+    """A second hyponym of "basketball" inside "professional basketball" gives "professional
+    professional basketball" (real WordNet, real parse); a word H itself doubles stays allowed."""
+    from engine.constraints.chain import NoRepeat
+
+    polarized = polarize(parse("Two men play professional basketball.", settings=settings),
+                         conventions=Conventions(indefinite="scene"))
+    found = generate_candidates(polarized, get_setup("C2C").relations, setup="C2C", settings=settings,
+                                senses=tools.senses)
+    doubled = [c for c in found if "professional professional" in c.text.lower()]
+    assert doubled, [c.text for c in found]
+    kept = NoRepeat().keep(found, CheckContext(get_setup("C2C"), source=polarized, settings=settings))
+    assert kept == [c for c in found if c not in doubled]
+    had = polarize(parse("He had had a very long day.", settings=settings))
+    again = generate_candidates(had, get_setup("E2E").relations, setup="E2E", settings=settings)
+    assert [c for c in again if "had had" in c.text]
+    assert NoRepeat().keep(again, CheckContext(get_setup("E2E"), source=had, settings=settings)) == again
+
+
+def test_no_repeat_compares_phrases_with_hyphens_as_spaces() -> None:
+    from engine.constraints.chain import _doubled
+
+    assert _doubled("A boy sleeping in a hot air hot-air balloon.") == {("hot", "air")}
+    assert _doubled("Two men play professional professional basketball.") == {("professional",)}
+    assert _doubled("A man and a man talk.") == set()  # repeated, but not back to back
+    assert _doubled("He had had a long day.") == {("had",)}

@@ -64,3 +64,32 @@ def test_auto_reads_snli_and_sick_as_scenes_and_everything_else_strictly(setting
     assert auto.for_data(snli, "auto").apply(settings).indefinite_reading == "scene"  # what the search reads
     with pytest.raises(InputError, match="unknown indefinite reading"):
         Conventions(indefinite="generic")
+
+
+@pytest.mark.parametrize(("premise", "hypothesis", "existential", "scene"), [
+    # a bare numeral subject: "exactly two" strictly (noun and predicate =: no relation projects),
+    # the two the scene shows
+    ("Two men are sleeping.", "Two men are not sleeping.", "unknown", "^"),
+    ("Two dogs are sleeping.", "Two animals are sleeping.", "unknown", "⊏"),
+    ("Two men are sleeping.", "Three men are sleeping.", "|", "|"),  # the number still counts exactly  # the number still counts exactly
+    # a bare plural subject: "some people" strictly, the people the scene shows
+    ("People are eating.", "People are not eating.", "‿", "^"),
+    ("Dogs are running.", "Animals are running.", "⊏", "⊏"),
+])
+def test_a_numeral_or_bare_plural_subject_is_the_scene_group(settings, premise, hypothesis, existential,
+                                                             scene) -> None:
+    assert relation(premise, hypothesis, settings, "existential") == existential
+    assert relation(premise, hypothesis, settings, "scene") == scene
+
+
+def test_only_a_bare_main_clause_numeral_or_plural_reads_as_the_scene(settings) -> None:
+    def names(text: str) -> list[str]:
+        marked = polarize(parse(text, settings=settings), conventions=Conventions(indefinite="scene"))
+        return [t.name for t in marked.triggers]
+
+    assert "two (scene)" in names("Two men are getting ready to play basketball.")
+    assert "two (scene)" not in names("The two men sleep.")          # a definite group keeps its reading
+    assert "two (scene)" not in names("A man sees two dogs.")        # an object numeral counts
+    assert "bare plural (scene)" in names("Uniformed people are eating.")
+    assert "bare plural (scene)" not in names("A man says that dogs bark.")  # an embedded subject
+    assert "bare plural (scene)" not in names("A man drinks water.")         # an object mass noun
