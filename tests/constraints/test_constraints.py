@@ -22,8 +22,8 @@ from engine.core.errors import InputError
 from engine.edits.candidates import generate_candidates
 from engine.edits.records import Candidate
 from engine.natlog.polarity import polarize
-from engine.natlog.triggers import Conventions
 from engine.natlog.setups import get_setup
+from engine.natlog.triggers import Conventions
 from engine.parse import parse
 from engine.victim.model import Victim
 
