@@ -149,6 +149,9 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
             st.info(f"Every ranked candidate's validity estimate was under min_validity "
                     f"({search.settings.min_validity:.2f}); none was asked."
                     if rnd.outcome == RoundOutcome.BELOW_VALIDITY else "No candidate left for this hypothesis.")
+            if rnd.resumed is not None:
+                st.info(f"The search backtracks: it goes on from **{md_escape(rnd.resumed)}**, the candidate of "
+                        "an earlier round it asked but did not follow with the lowest P(target).")
             return
         st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
         target = search.setup.target_label

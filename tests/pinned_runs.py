@@ -4,7 +4,8 @@ The pin was first recorded before the operator/constraint registry replaced the 
 (and passed unchanged after it), then re-recorded once for the validity work's intended changes
 (word senses in context, licensed relations, the re-parse check, the edit cap and fluency floor),
 and once more when the validity estimate came to order each round's candidates (v26,
-``validity_weight = 2``).
+``validity_weight = 2``), and when a dead end came to backtrack (v29, ``max_backtracks = 3``; with
+``max_backtracks = 0`` every case gave the pin before it).
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
@@ -50,6 +51,7 @@ def _round(r: dict[str, Any]) -> dict[str, Any]:
         "outcome": r["outcome"], "chosen": r["chosen"],
         "queried": [[q["text"], q["operator"], q["relation"], q["counted"], q["queries"], q["label"]]
                     for q in r["queried"]],
+        **({"resumed": r["resumed"]} if r.get("resumed") else {}),
     }
 
 

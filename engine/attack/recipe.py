@@ -282,7 +282,7 @@ def natlog2023(settings: Settings) -> AttackRecipe:
         operators=tuple(Step.of(op) for op in paper),
         constraints=(Step.of(get_constraint("relation-guard")),),
         search=dataclasses.replace(base.search, query_budget=500, source_check="off", validity_estimate="none",
-                                   min_validity=0.0, validity_weight=0.0),
+                                   min_validity=0.0, validity_weight=0.0, max_backtracks=0),
         ranking=dataclasses.replace(base.ranking, scorer="causal",
                                     alt_lm=base.ranking.alt_lm if base.ranking.alt_lm != "none" else "offline"),
         lexicon=dataclasses.replace(base.lexicon, wsd="first"),

@@ -95,10 +95,13 @@ class Round:
     rejected_by_operator: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The polarity mark of each ranked candidate's edit site (as :func:`edit_polarity`).
     polarities: tuple[str, ...] = ()
+    #: Where the search goes on after a round that led nowhere (``max_backtracks``): the candidate
+    #: of an earlier round it resumes from; None when it goes on from the chosen one or stops.
+    resumed: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
-            "round": self.index, "hypothesis": self.hypothesis,
+            "round": self.index, "hypothesis": self.hypothesis, "resumed": self.resumed,
             "composed": relation_symbols(self.composed), "allowed": relation_symbols(self.allowed),
             "ranked": len(self.candidates), "rejected": dict(self.rejected),
             "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
@@ -227,6 +230,22 @@ class _State:
     seen: set[str]
 
 
+@dataclass(frozen=True)
+class _Untried:
+    """A candidate a round asked but did not follow, with what following it needs: the state it
+    was found from and the polarized hypothesis it edits (a backtrack resumes from it)."""
+
+    target_prob: float
+    order: int
+    round: int
+    hypothesis: str
+    composed: frozenset[Relation]
+    derivation: tuple[DerivationStep, ...]
+    alternated: frozenset[str]
+    polarized: PolarizedSentence
+    candidate: Candidate
+
+
 class AttackSearch:
     """The search on one pair, one round per :meth:`step`; the original pair is queried at once."""
 
@@ -265,6 +284,8 @@ class AttackSearch:
         self.rounds: list[Round] = []
         self.original = self.counter.predict_one(premise, hypothesis)
         self._state = _State(hypothesis, frozenset({Relation.EQUIVALENCE}), [], set(), {hypothesis})
+        self._untried: list[_Untried] = []
+        self._backtracks = 0
         self._success: Prediction | None = None
         self._self_check: SelfCheck | None = None
         self._skipped = self.original.label != gold_label
@@ -328,9 +349,14 @@ class AttackSearch:
         else:
             chosen = min(range(len(queried)), key=lambda k: queried[k].prediction.prob(setup.target_label))
             outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.EXHAUSTED
+        if outcome is RoundOutcome.EXHAUSTED:
+            self._remember(polarized, ranked, queried, chosen)
         if chosen is not None:
             self._advance(polarized, ranked[chosen])
-        if outcome is not RoundOutcome.EXHAUSTED:
+        resumed = None
+        if outcome in (RoundOutcome.NO_CANDIDATES, RoundOutcome.BELOW_VALIDITY) and self.budget_left > 0:
+            resumed = self._backtrack()
+        if outcome is not RoundOutcome.EXHAUSTED and resumed is None:
             self._reason = outcome.value
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
@@ -338,6 +364,7 @@ class AttackSearch:
             revisited=found.revisited,
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
+            resumed=resumed,
         )
         self.rounds.append(result)
         return result
@@ -352,16 +379,45 @@ class AttackSearch:
             self.premise, self.hypothesis, candidate.text, (*ops, candidate.operator),
             self.setup.target_label.value, len(ops) + 1)])[0]
 
-    def _advance(self, polarized: PolarizedSentence, pick: Candidate) -> None:
-        """Make ``pick`` the current hypothesis, composing its relation with H's."""
+    def _advance(self, polarized: PolarizedSentence, pick: Candidate, found_in: int | None = None) -> None:
+        """Make ``pick`` (a candidate of round ``found_in``, the current one by default) the current
+        hypothesis, composing its relation with H's."""
         state = self._state
         composed = join_sets(state.composed, {pick.relation})
         state.derivation.append(DerivationStep(
-            len(self.rounds) + 1, state.hypothesis, pick, edit_polarity(polarized, pick), composed,
+            found_in or len(self.rounds) + 1, state.hypothesis, pick, edit_polarity(polarized, pick), composed,
         ))
         if pick.lexical_relation is Relation.ALTERNATION and pick.new:
             state.alternated.update(pick.new.lower().split())
         state.hypothesis, state.composed = pick.text, composed
+
+    def _remember(self, polarized: PolarizedSentence, ranked: Sequence[Candidate], queried: Sequence[Query],
+                  chosen: int | None) -> None:
+        """Keep the asked candidates the search does not follow, for a backtrack."""
+        if self.settings.max_backtracks <= 0:
+            return
+        state, target = self._state, self.setup.target_label
+        for k, query in enumerate(queried):
+            if k != chosen:
+                self._untried.append(_Untried(
+                    query.prediction.prob(target), len(self._untried), len(self.rounds) + 1, state.hypothesis,
+                    state.composed,
+                    tuple(state.derivation), frozenset(state.alternated), polarized, ranked[k]))
+
+    def _backtrack(self) -> str | None:
+        """Resume from the best candidate asked but not followed (lowest target probability, the
+        earliest on a tie), if ``max_backtracks`` allows one more; its text, or None."""
+        if self._backtracks >= self.settings.max_backtracks or not self._untried:
+            return None
+        best = min(self._untried, key=lambda u: (u.target_prob, u.order))
+        self._untried.remove(best)
+        self._backtracks += 1
+        state = self._state
+        state.hypothesis, state.composed = best.hypothesis, best.composed
+        state.derivation = list(best.derivation)
+        state.alternated = set(best.alternated)
+        self._advance(best.polarized, best.candidate, best.round)
+        return best.candidate.text
 
     def _query(self, ranked: Sequence[Candidate]) -> list[Query]:
         """Query in rank order until the prediction leaves the target label or the budget is spent.

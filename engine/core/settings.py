@@ -60,6 +60,7 @@ class SearchSection:
     validity_estimate: str
     min_validity: float
     validity_weight: float
+    max_backtracks: int
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,11 @@ class Settings:
     max_chars: int = 600
     top_k: int = 100
     query_budget: int = 500
+    # When the hypothesis a round chose leads nowhere (no candidate, every one under the validity
+    # gate, or the edit cap reached), the search resumes from the best candidate it asked but did
+    # not follow (the lowest target probability), at most this many times per pair; 0 is the
+    # paper's greedy search, which stops there.
+    max_backtracks: int = 3
     wordnet_distance: int = 2
     wordnet_senses: int = 1
     wsd: str = "context"

@@ -519,13 +519,28 @@ def _scene_numeral(sentence: ParsedSentence, number: Token, noun: Token) -> bool
 
 
 def _main_subject(sentence: ParsedSentence, noun: Token) -> bool:
-    """Whether ``noun`` is the subject of the main clause (or of a clause coordinated with it)."""
+    """Whether ``noun`` is the subject of the main clause (or of a clause coordinated with it, or of
+    the clause a truth frame holds: "It is not true that a man sleeps" is still about the man the
+    premise shows, as the sentence negation that wrote it meant)."""
     if _base(noun.deprel) not in ("nsubj", "nsubj:pass") and noun.deprel not in ("nsubj", "nsubj:pass"):
         return False
     clause = sentence.token(noun.head) if noun.head else None
-    while clause is not None and _base(clause.deprel) == "conj" and clause.head:
-        clause = sentence.token(clause.head)
+    while clause is not None and clause.head:
+        if _base(clause.deprel) == "conj" or _truth_frame(sentence, clause):
+            clause = sentence.token(clause.head)
+        else:
+            break
     return clause is not None and clause.head == 0
+
+
+def _truth_frame(sentence: ParsedSentence, clause: Token) -> bool:
+    """``clause`` is the "that" clause of "it is (not) true / false that ...": the frame sentence
+    negation prefixes (engine.edits.operators.negation)."""
+    if _base(clause.deprel) != "ccomp" or not clause.head:
+        return False
+    frame = sentence.token(clause.head)
+    return frame.lemma.lower() in ("true", "false") and any(
+        _lower(c) == "it" and _base(c.deprel) in ("nsubj", "expl") for c in sentence.children(frame.id))
 
 
 def _coordinated_subjects(sentence: ParsedSentence) -> list[ScopedTrigger]:

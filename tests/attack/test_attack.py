@@ -119,6 +119,41 @@ def test_label_flip_succeeds_with_a_derivation(victim: Victim, tools: AttackTool
     assert [c.score for c in first.candidates] == sorted(c.score for c in first.candidates)
 
 
+def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim, tools: AttackTools, settings,
+                                                                 contradictions) -> None:
+    """Candidates only for H itself: round 1 asks them all, round 2 (from the one chosen) has none,
+    and the search resumes from the asked candidate with the next lowest P(target), up to
+    ``max_backtracks`` times; then it stops with the dead end's reason."""
+    pair = contradictions[1]
+
+    def only_from_h(polarized, *args, **kwargs):
+        return generate_candidates(polarized, *args, **kwargs)[:30] if polarized.sentence.text == pair.hypothesis else []
+
+    def run(backtracks: int):
+        search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
+                              dataclasses.replace(tools, generate=only_from_h),
+                              small(settings, top_k=8, max_backtracks=backtracks))
+        return search.run()
+
+    greedy, backtracking = run(0), run(2)
+    assert greedy.status == backtracking.status == "failed"
+    assert greedy.reason == backtracking.reason == "no-candidates"
+    assert [r.outcome for r in greedy.rounds] == ["exhausted", "no-candidates"]
+    assert greedy.rounds[1].resumed is None
+    first, *dead_ends = backtracking.rounds
+    assert first.outcome == "exhausted" and len(first.queried) >= 3
+    assert [r.outcome for r in dead_ends] == ["no-candidates"] * 3
+    by_target = sorted(range(len(first.queried)), key=lambda k: first.queried[k].prediction.prob("contradiction"))
+    assert by_target[0] == first.chosen and dead_ends[0].hypothesis == first.candidates[first.chosen].text
+    # each dead end resumes from the next-best asked candidate, the last one (backtracks spent) from none
+    assert [r.resumed for r in dead_ends] == [first.candidates[by_target[1]].text,
+                                             first.candidates[by_target[2]].text, None]
+    assert [r.hypothesis for r in dead_ends[1:]] == [r.resumed for r in dead_ends[:-1]]
+    assert dead_ends[1].composed == frozenset({first.candidates[by_target[1]].relation})
+    assert backtracking.queries == greedy.queries  # resuming asks nothing new when nothing follows
+    assert backtracking.to_json()["rounds"][1]["resumed"] == first.candidates[by_target[1]].text
+
+
 def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, settings, contradictions) -> None:
     pair = contradictions[1]
     budget = 7
@@ -127,7 +162,8 @@ def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, setti
         return generate_candidates(*args, **kwargs)[:6]
 
     search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
-                          dataclasses.replace(tools, generate=first_six), small(settings, query_budget=budget, top_k=3))
+                          dataclasses.replace(tools, generate=first_six),
+                          small(settings, query_budget=budget, top_k=3, max_backtracks=0))  # the greedy search
     rounds = []
     while not search.done:
         rounds.append(search.step())

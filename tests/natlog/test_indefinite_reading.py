@@ -75,6 +75,9 @@ def test_auto_reads_snli_and_sick_as_scenes_and_everything_else_strictly(setting
     # a bare plural subject: "some people" strictly, the people the scene shows
     ("People are eating.", "People are not eating.", "‿", "^"),
     ("Dogs are running.", "Animals are running.", "⊏", "⊏"),
+    # inside the truth frame sentence negation writes, the subject is still the scene's
+    ("Two men are sleeping.", "It is not true that two men are not sleeping.", "unknown", "≡"),
+    ("A man is sleeping.", "It is not true that a man is not sleeping.", "⊐", "≡"),
 ])
 def test_a_numeral_or_bare_plural_subject_is_the_scene_group(settings, premise, hypothesis, existential,
                                                              scene) -> None:
