@@ -197,7 +197,16 @@ class AttackRecipe:
         missing = sorted({"operators", "constraints", *SECTIONS} - set(data))
         if missing:
             raise InputError(f"{source}: not a whole recipe (no {', '.join(missing)})")
+        # A field added after the recipe was stored takes the value that does what the code did then.
+        data = {**data, **{section: {**FIELDS_ADDED.get(section, {}), **data[section]} for section in SECTIONS
+                           if isinstance(data[section], Mapping)}}
         return cls.from_settings(settings).with_changes(data, source)
+
+
+#: Recipe fields added after runs were stored, per section, with the value that reproduces what
+#: the search did before them (a stored recipe without the field reads it so, whatever the
+#: settings now say): before ``max_backtracks`` the search stopped at a dead end.
+FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0}}
 
 
 @lru_cache(maxsize=32)

@@ -54,6 +54,18 @@ def test_a_recipe_file_round_trips(settings: Settings, tmp_path: Path) -> None:
         assert AttackRecipe.from_json(recipe.to_json(), settings) == recipe
 
 
+def test_a_recipe_stored_before_a_field_existed_reads_it_as_the_code_then_did(settings: Settings) -> None:
+    """A run stored before backtracking has no ``max_backtracks``: it resumes greedy (0), whatever
+    the settings or the default say now; a stored value is kept."""
+    stored = load_recipe("default", settings.with_overrides(max_backtracks=5)).to_json()
+    del stored["search"]["max_backtracks"]
+    assert load_recipe("default", settings).search.max_backtracks == 3
+    assert AttackRecipe.from_json(stored, settings.with_overrides(max_backtracks=5)).search.max_backtracks == 0
+    kept = load_recipe("default", settings.with_overrides(max_backtracks=5)).to_json()
+    assert AttackRecipe.from_json(kept, settings).search.max_backtracks == 5
+    assert load_recipe("natlog2023", settings).search.max_backtracks == 0  # the paper's greedy search
+
+
 def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> None:
     path = tmp_path / "short.toml"
     path.write_text('base = "natlog2023"\n[search]\ntop_k = 5\n'
