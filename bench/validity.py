@@ -82,6 +82,9 @@ def source_pairs() -> dict[str, list[NLIPair]]:
         "help-or": read_pairs(data / "help" / "leskexppmb_or.tsv", "help"),
         "snli-train-half": read_pairs(data / "snli_test.tsv", "tsv", "TRAIN"),
         "sick-test": read_pairs(data / "sick_corrected.tsv", "sick", "TEST"),
+        # the semantic fragments' monotonicity dev items (the victim trains on some simple TRAIN items)
+        "mono-simple-dev": read_pairs(data / "semantic_fragments" / "monotonicity_simple" / "dev.tsv", "tsv"),
+        "mono-hard-dev": read_pairs(data / "semantic_fragments" / "monotonicity_hard" / "dev.tsv", "tsv"),
     }
 
 
@@ -91,7 +94,9 @@ ATTACK_SOURCES = ("conjnli-dev", "help-and", "help-or", "snli-train-half")
 #: The data format each source is read in (``engine.natlog.triggers.indefinite_reading`` resolves
 #: ``indefinite_reading = auto`` by it, as a run resolves it by its data file).
 SOURCE_FORMATS = {"conjnli-dev": "conjnli", "help-and": "help", "help-or": "help", "snli-train-half": "tsv",
-                  "sick-test": "sick"}
+                  "sick-test": "sick",
+                  # synthetic logic, not captions: "a beagle" is "some beagle" (the strict reading)
+                  "mono-simple-dev": "fragments", "mono-hard-dev": "fragments"}
 
 
 def source_settings(settings: Settings, source: str) -> Settings:
