@@ -396,13 +396,12 @@ class AttackSearch:
         """Keep the asked candidates the search does not follow, for a backtrack."""
         if self.settings.max_backtracks <= 0:
             return
-        state, target = self._state, self.setup.target_label
+        state, target, here = self._state, self.setup.target_label, len(self.rounds) + 1
+        derivation, alternated = tuple(state.derivation), frozenset(state.alternated)
         for k, query in enumerate(queried):
             if k != chosen:
-                self._untried.append(_Untried(
-                    query.prediction.prob(target), len(self._untried), len(self.rounds) + 1, state.hypothesis,
-                    state.composed,
-                    tuple(state.derivation), frozenset(state.alternated), polarized, ranked[k]))
+                self._untried.append(_Untried(query.prediction.prob(target), len(self._untried), here, state.hypothesis,
+                                              state.composed, derivation, alternated, polarized, ranked[k]))
 
     def _backtrack(self) -> str | None:
         """Resume from the best candidate asked but not followed (lowest target probability, the

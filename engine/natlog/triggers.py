@@ -405,6 +405,7 @@ def _existentials(sentence: ParsedSentence, found: list[ScopedTrigger], claimed:
 
 
 def _plural(tok: Token) -> bool:
+    """A plural noun, by its features or its tag."""
     return tok.feats_dict.get("Number") == "Plur" or tok.xpos in ("NNS", "NNPS")
 
 
@@ -594,9 +595,8 @@ def numeral_reading(sentence: ParsedSentence, noun: Token, subject: str = "exact
 def _partitive_definite(sentence: ParsedSentence, det: Token) -> bool:
     """A plural definite under a quantifier ("all the kids", "none of the dogs") only fixes the domain: transparent."""
     noun = sentence.token(det.head)
-    plural = noun.feats_dict.get("Number") == "Plur" or noun.xpos in ("NNS", "NNPS")
     before = sentence.token(det.id - 1) if det.id > 1 else None
-    return plural and before is not None and (_lower(before) in QUANTIFIERS or _lower(before) == "of" or is_number(before))
+    return _plural(noun) and before is not None and (_lower(before) in QUANTIFIERS or _lower(before) == "of" or is_number(before))
 
 
 def _comparative(sentence: ParsedSentence, word: Token) -> ScopedTrigger | None:
