@@ -78,7 +78,10 @@ def candidate_round(
         polarized, allowed, setup=setup.name, settings=settings, fill_in=fill_in, alternated=frozenset(alternated),
         senses=senses, premise=premise, **({"operators": tuple(operators)} if operators is not None else {}),
     )
-    fresh = [c for c in proposed if c.text not in seen]
+    # Seen texts compare with their first letter's case ignored: an edit that swaps a word back
+    # re-capitalises the sentence ("the child ..." -> "The kid ..." -> "The child ...").
+    known = {_first_lower(t) for t in seen}
+    fresh = [c for c in proposed if _first_lower(c.text) not in known]
     check = CheckContext(setup, premise, composed, edits, polarized, settings, scorer, reference)
     checked = chain.apply(fresh, check)
     ranked = tuple(rank(checked.kept, scorer, top_k or settings.top_k))
@@ -96,6 +99,10 @@ def candidate_round(
         by_operator[ValidityGate.name] = gated.by_operator
     return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked, tuple(gated.kept),
                            rejected, by_operator, dict(gated.estimates))
+
+
+def _first_lower(text: str) -> str:
+    return text[:1].lower() + text[1:]
 
 
 @dataclass(frozen=True)

@@ -223,3 +223,24 @@ def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
     flips = generate_candidates(polarized, get_setup("E2C").relations)
     sentence_level = [c for c in flips if c.site is None]
     assert sentence_level and all(edit_polarity(polarized, c) == "↑" for c in sentence_level)
+
+
+def test_a_round_skips_a_seen_text_whatever_the_case_of_its_first_letter(tools: AttackTools, settings) -> None:
+    """Swapping "kid" back to "child" re-capitalises H: "The child was 18 years old" is the seen
+    "the child was 18 years old", not a new candidate (real parse, real WordNet)."""
+    from engine.attack.round import candidate_round
+
+    polarized = polarize(parse("The kid was 18 years old", settings=settings))
+    setup = get_setup("C2C")
+
+    def texts(seen: set[str]) -> set[str]:
+        found = candidate_round(polarized, setup, setup.relations, settings=settings, scorer=tools.scorer,
+                                chain=ConstraintChain.named(["relation-guard"]), premise=None,
+                                hypothesis="the child was 18 years old", reference=None, senses=tools.senses,
+                                seen=seen)
+        return {c.text for c in found.ranked}
+
+    unseen = texts(set())
+    assert "The child was 18 years old" in unseen
+    again = texts({"the child was 18 years old", "The kid was 18 years old"})
+    assert again == unseen - {"The child was 18 years old"}
