@@ -499,9 +499,16 @@ class AttackTools:
         """The configured scorer (``settings.scorer``, ``settings.lm_dtype``), causal-LM perplexity
         in float32 (the reported PPL does not depend on the ranking's precision), AltLM if wanted,
         the word-sense chooser ``settings.wsd`` names, and the validity gate
-        (``settings.validity_estimate``, over the float32 causal LM and the sentence encoder)."""
+        (``settings.validity_estimate``, over the float32 causal LM and the sentence encoder).
+
+        The parser and WordNet load here too, so that a first attack (or the stepper's first
+        step) does not pay for them: every attack parses H and reads WordNet."""
+        from engine.core.wordnet import wordnet
+        from engine.parse import configured_parser
         from engine.ranking.models import load_sentence_encoder
 
+        configured_parser(settings)
+        wordnet(settings)
         scorer = build_scorer(settings)
         ppl = build_scorer(settings, "causal", dtype="float32")
         fill_in = build_fill_in(with_alt_lm(settings, alt_lm), scorer)

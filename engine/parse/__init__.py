@@ -131,10 +131,14 @@ def _remember(key: tuple[str, str, bool], parsed: ParsedSentence) -> ParsedSente
     return parsed
 
 
+def configured_parser(settings: Settings, name: str | None = None) -> Parser:
+    """The parser ``settings.parser`` (or ``name``) names, over the settings' spaCy model and
+    WordNet folder, loaded once per process."""
+    return load_parser(name or settings.parser, settings.spacy_model, settings.nltk_data)
+
+
 def _backend(parser: str | Parser | None, settings: Settings) -> Parser:
-    return parser if parser is not None and not isinstance(parser, str) else load_parser(
-        parser or settings.parser, settings.spacy_model, settings.nltk_data
-    )
+    return parser if parser is not None and not isinstance(parser, str) else configured_parser(settings, parser)
 
 
 def parse(
@@ -176,5 +180,5 @@ def parse_many(texts: Sequence[str], *, settings: Settings | None = None) -> lis
     return [_PARSED.get((name, c, False)) if c is not None else None for c in clean]
 
 
-__all__ = ["PARSERS", "ParsedSentence", "Parser", "Token", "load_parser", "parse", "parse_many", "split_sentences",
+__all__ = ["PARSERS", "ParsedSentence", "Parser", "Token", "configured_parser", "load_parser", "parse", "parse_many", "split_sentences",
            "validate_premise", "validate_text"]
