@@ -16,7 +16,7 @@ from engine.core.settings import DEFAULT_SETTINGS, Settings
 if TYPE_CHECKING:
     from engine.parse.sentence import Token
 
-__all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "wordnet", "wordnet_animacy"]
+__all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "wordnet", "wordnet_animacy", "wordnet_classes"]
 
 
 def wordnet(settings: Settings | None = None) -> Any:
@@ -40,6 +40,22 @@ def _wordnet(settings: Settings) -> Any:
 
 ANIMATE_LEXNAMES = {"noun.person", "noun.animal", "noun.group"}
 INANIMATE_PRONOUNS = {"it", "this", "that", "which", "what", "something", "anything", "nothing", "everything"}
+
+
+def wordnet_classes(reader: Any) -> Callable[[str], dict[str, str]]:
+    """A word's lemma per WordNet part of speech it has: ``{"n": "mammal"}`` for "mammals",
+    adjective satellites under "a" (the determined-noun parse repair)."""
+    def classes(word: str) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for pos, key in (("n", "n"), ("v", "v"), ("a", "a"), ("s", "a")):
+            if key in out:
+                continue
+            lemma = reader.morphy(word, pos)
+            if lemma is not None and reader.synsets(lemma, pos):
+                out[key] = lemma
+        return out
+
+    return classes
 
 
 def wordnet_animacy(reader: Any) -> Callable[[Token], bool]:

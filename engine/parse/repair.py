@@ -16,6 +16,11 @@ returns its input unchanged when its trigger is absent:
   when it ends right before the verb and agrees with it.
 - :func:`repair_relative_attachment`: a "who/whom" relative clause attached to
   an inanimate noun moves to the nearest animate noun above it.
+- :func:`repair_determined_noun` (first): a word with its own determiner that
+  the tagger read as an adjective the lexicon does not know ("every bad
+  mammal"), or as a verb form it cannot be ("a black quadruped" as a past
+  participle), is the noun the lexicon knows. The other repairs look for
+  nouns, and polarity follows the determiner to its noun.
 """
 
 from __future__ import annotations
@@ -30,6 +35,9 @@ from engine.parse.sentence import ParsedSentence, Token
 # Per token: finite verb tag -> tagger score of that tag minus the token's best score (<= 0).
 VerbMargins = Sequence[Mapping[str, float]]
 AnimacyTest = Callable[[Token], bool]
+#: A word's lemma per WordNet part of speech it has ("n", "v", "a"; adjective satellites count as
+#: "a"); empty for a word the lexicon lacks.
+WordClasses = Callable[[str], Mapping[str, str]]
 
 FINITE_VERB_TAGS = ("VBZ", "VBP", "VBD")
 # A caption-style fragment (noun + participle) is complete; only a verb reading the tagger
@@ -525,8 +533,106 @@ def repair_determiner_most(sentence: ParsedSentence) -> ParsedSentence:
     return _sentence(sentence, new)
 
 
-def repair(sentence: ParsedSentence, margins: VerbMargins, is_animate: AnimacyTest | None) -> ParsedSentence:
-    """All repairs in order; ``is_animate`` None skips the animacy-based one (no WordNet)."""
+#: Relations a noun phrase may have to a verb.
+NOUN_ROLES = {"nsubj", "obj", "iobj", "obl", "nmod", "conj", "appos", "root", "dep", "expl", "vocative", "dislocated"}
+#: Verb tags a determiner's head cannot carry (a gerund, VBG, can: "the running of the bulls").
+NON_NOMINAL_VERB_TAGS = {"VB", "VBD", "VBN", "VBP", "VBZ"}
+
+
+def _noun_reading(token: Token, classes: WordClasses) -> str | None:
+    """The noun lemma under which a word the tagger read as an adjective or a verb form is a noun:
+    the lexicon knows it as a noun, and not as an adjective (for an adjective tag) or not as a form
+    of any verb with its tag (for a verb tag); None otherwise."""
+    if token.upos == "ADJ":
+        known = classes(token.text.lower())
+        return known.get("n") if "a" not in known else None
+    if token.upos == "VERB" and token.xpos in NON_NOMINAL_VERB_TAGS and verb_lemma(token.text, token.xpos) is None:
+        return classes(token.text.lower()).get("n")
+    return None
+
+
+def repair_determined_noun(sentence: ParsedSentence, classes: WordClasses) -> ParsedSentence:
+    """The noun a determiner starts, when the tagger read it as an adjective the lexicon does not
+    know as one, or as a verb form it cannot be, becomes that noun and the head of its phrase.
+
+    A small tagger meets a rare noun in an unusual place ("some mammal slept", "every young
+    quadruped who most mammals saw swam") and calls it an adjective or a past participle,
+    hanging the determiner on the verb or on an adjective; polarity then cannot find the
+    quantifier's restrictor. The phrase is the determiner, the adjectives the lexicon knows as
+    adjectives (with degree adverbs and conjunctions between them), and the first word after
+    them; when that word reads as a noun, it is retagged and the determiner and adjectives attach
+    to it. It takes the place the phrase had: the role of the
+    word that headed the phrase, or, when the determiner hung on a verb outside the phrase, that
+    verb's subject (verb after it) or object (verb before it). Adjectives used as nouns ("the
+    other", "a black and a white dog") and real verb forms ("who a mammal saw") are left alone;
+    the repairs that follow rebuild clauses around the nouns they now find."""
+    tokens = list(sentence.tokens)
+    for det in sentence.tokens:
+        if det.deprel != "det" or det.upos != "DET":
+            continue
+        phrase = [det.id]
+        k = det.id
+        while k < len(tokens) and _modifier(tokens, k, classes):
+            phrase.append(k + 1)
+            k += 1
+        if k >= len(tokens):
+            continue
+        noun = tokens[k]
+        lemma = _noun_reading(noun, classes)
+        if lemma is None:
+            continue
+        old_head = tokens[det.id - 1].head
+        members = set(phrase)
+        if old_head == noun.id:
+            head, deprel = noun.head, noun.deprel
+        elif old_head in members:  # the phrase was headed by one of its adjectives
+            inner = tokens[old_head - 1]
+            head, deprel = (noun.head, noun.deprel) if inner.head == noun.id else (inner.head, inner.deprel)
+        elif old_head and tokens[old_head - 1].upos in ("VERB", "AUX") and old_head not in _descendants(sentence, noun.id):
+            head, deprel = old_head, "nsubj" if old_head > noun.id else "obj"
+        else:
+            continue
+        if head and tokens[head - 1].upos in ("VERB", "AUX") and deprel.split(":")[0] not in NOUN_ROLES:
+            deprel = "nsubj" if head > noun.id else "obj"  # a participle's "amod" on the verb it precedes
+        plural = lemma != noun.text.lower()
+        tokens[noun.id - 1] = replace(noun, upos="NOUN", xpos="NNS" if plural else "NN", lemma=lemma,
+                                      feats=(("Number", "Plur" if plural else "Sing"),), head=head, deprel=deprel)
+        for member in phrase:
+            t = tokens[member - 1]
+            if member == det.id:
+                tokens[member - 1] = replace(t, head=noun.id, deprel="det")
+            elif member == old_head or t.head not in members:  # arcs inside the phrase ("very bad") stay
+                tokens[member - 1] = replace(t, head=noun.id, deprel="amod" if t.upos == "ADJ" else t.deprel)
+        # Dependents of a former phrase head inside the phrase move to the noun.
+        for t in tokens:
+            if t.head in members and t.id not in members and t.id != noun.id:
+                tokens[t.id - 1] = replace(t, head=noun.id)
+        sentence = _sentence(sentence, tokens)
+    return sentence
+
+
+def _modifier(tokens: Sequence[Token], k: int, classes: WordClasses) -> bool:
+    """Whether ``tokens[k]`` can sit between a determiner and its noun: an adjective the lexicon
+    knows as one, a degree adverb before one ("very bad"), or a conjunction between two ("brown or
+    black")."""
+    token = tokens[k]
+    if token.upos == "ADJ":
+        return "a" in classes(token.text.lower())
+    if token.upos in ("ADV", "CCONJ"):
+        return k + 1 < len(tokens) and tokens[k + 1].upos == "ADJ" and "a" in classes(tokens[k + 1].text.lower())
+    return False
+
+
+def _descendants(sentence: ParsedSentence, head: int) -> set[int]:
+    return {t.id for t in sentence.subtree(head)} - {head}
+
+
+def repair(sentence: ParsedSentence, margins: VerbMargins, is_animate: AnimacyTest | None,
+           classes: WordClasses | None = None) -> ParsedSentence:
+    """All repairs in order; ``is_animate`` None skips the animacy-based one and ``classes`` None
+    the determined-noun one (no WordNet)."""
+    if classes is not None:
+        sentence = repair_determined_noun(sentence, classes)
     sentence = repair_determiner_most(sentence)
     sentence = repair_exception_phrase(sentence, margins)
     sentence = repair_relative_clause(sentence, margins)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, cast
 
-from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, checked_lemma, repair
+from engine.parse.repair import FINITE_VERB_TAGS, AnimacyTest, VerbMargins, WordClasses, checked_lemma, repair
 from engine.parse.sentence import ParsedSentence, Token, feats_from_string
 
 if TYPE_CHECKING:
@@ -153,18 +153,19 @@ def _coordination(nodes: list[_Node]) -> None:
             node.head = following[0]
 
 
-def _wordnet_animacy(nltk_data: Path | None) -> AnimacyTest | None:
-    """WordNet-based animacy for the relative-clause repair (WordNet from ``nltk_data``, the default
-    location when None), or None when WordNet is not installed."""
+def _wordnet_lexicon(nltk_data: Path | None) -> tuple[AnimacyTest | None, WordClasses | None]:
+    """WordNet-based animacy for the relative-clause repair and word classes for the
+    determined-noun repair (WordNet from ``nltk_data``, the default location when None), or
+    (None, None) when WordNet is not installed."""
     from engine.core.resources import ResourceError
     from engine.core.settings import DEFAULT_SETTINGS
-    from engine.core.wordnet import wordnet, wordnet_animacy
+    from engine.core.wordnet import wordnet, wordnet_animacy, wordnet_classes
 
     try:
-        return wordnet_animacy(wordnet(DEFAULT_SETTINGS if nltk_data is None
-                                       else DEFAULT_SETTINGS.with_overrides(nltk_data=nltk_data)))
+        reader = wordnet(DEFAULT_SETTINGS if nltk_data is None else DEFAULT_SETTINGS.with_overrides(nltk_data=nltk_data))
     except ResourceError:
-        return None
+        return None, None
+    return wordnet_animacy(reader), wordnet_classes(reader)
 
 
 class _Tagger(Protocol):
@@ -185,12 +186,12 @@ class SpacyParser:
 
         self.name = f"spacy:{model}"
         self.nlp = spacy.load(model, exclude=["ner"])
-        self.is_animate = _wordnet_animacy(nltk_data)
+        self.is_animate, self.word_classes = _wordnet_lexicon(nltk_data)
 
     def parse(self, text: str, words: list[str] | None = None) -> ParsedSentence:
         """Parse ``text`` as one sentence; ``words`` gives a fixed tokenisation."""
         doc = self.analyse(text, words)
-        return repair(self.to_sentence(doc), self.verb_margins(doc), self.is_animate)
+        return repair(self.to_sentence(doc), self.verb_margins(doc), self.is_animate, self.word_classes)
 
     def parse_many(self, texts: Sequence[str], batch_size: int = 128) -> list[ParsedSentence]:
         """Parse many sentences at once: each pipeline component and the tagger's verb scores run
@@ -203,7 +204,7 @@ class SpacyParser:
             pipe = getattr(component, "pipe", None)
             docs = list(pipe(docs, batch_size=batch_size)) if pipe is not None else [component(d) for d in docs]
         margins = self.verb_margins_many(docs)
-        return [repair(self.to_sentence(d), m, self.is_animate) for d, m in zip(docs, margins)]
+        return [repair(self.to_sentence(d), m, self.is_animate, self.word_classes) for d, m in zip(docs, margins)]
 
     def analyse(self, text: str, words: list[str] | None = None):
         """Run the pipeline on ``text`` as one sentence: the spaCy ``Doc`` before conversion."""

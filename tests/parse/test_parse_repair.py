@@ -9,6 +9,7 @@ from engine.parse import load_parser, parse
 from engine.parse.repair import (
     predicate_candidate,
     repair,
+    repair_determined_noun,
     repair_missing_main_clause,
     repair_relative_attachment,
     repair_subjectless_main_clause,
@@ -26,6 +27,13 @@ def parser():
 @pytest.fixture(scope="module")
 def is_animate():
     return wordnet_animacy(wordnet())
+
+
+@pytest.fixture(scope="module")
+def classes():
+    from engine.core.wordnet import wordnet_classes
+
+    return wordnet_classes(wordnet())
 
 
 def raw(parser, text: str):
@@ -198,3 +206,54 @@ def test_determiner_most_is_not_a_superlative(parser) -> None:
     assert arc(repair_determiner_most(before), "Most") == ("amod", "cats")
     superlative, _ = raw(parser, "The most fluffy cats sleep")
     assert repair_determiner_most(superlative) == superlative
+
+
+def test_determined_noun_read_as_adjective_or_participle_is_a_noun(parser, classes) -> None:
+    # the tagger calls the rare noun an adjective and hangs the determiner on the verb
+    before, _ = raw(parser, "some mammal slept")
+    assert before.token(2).upos == "ADJ" and arc(before, "some") == ("det", "slept")
+    after = repair_determined_noun(before, classes)
+    assert after.token(2).upos == "NOUN" and after.token(2).xpos == "NN"
+    assert arc(after, "mammal") == ("nsubj", "slept") and arc(after, "some") == ("det", "mammal")
+    # a past participle it cannot be, after a degree adverb and an adjective: arcs inside the phrase stay
+    before, _ = raw(parser, "a very bad quadruped stared at no steel wheels")
+    assert before.token(4).upos == "VERB"
+    after = repair_determined_noun(before, classes)
+    assert after.token(4).upos == "NOUN" and arc(after, "quadruped") == ("nsubj", "stared")
+    assert arc(after, "very") == ("advmod", "bad") and arc(after, "bad") == ("amod", "quadruped")
+    # an adjective that headed the phrase gives the noun its place
+    before, _ = raw(parser, "every young quadruped who most mammals saw swam")
+    assert arc(before, "young") == ("nsubj", "quadruped")
+    after = repair_determined_noun(before, classes)
+    assert arc(after, "young") == ("amod", "quadruped") and arc(after, "every") == ("det", "quadruped")
+
+
+def test_determined_noun_leaves_adjectives_as_nouns_and_verb_forms(parser, classes) -> None:
+    # "other" is an adjective to WordNet, "saw" a form of "see": neither becomes a noun
+    for text in ("The cats are playing with each other", "a horse who a mammal saw ran"):
+        before, _ = raw(parser, text)
+        after = repair_determined_noun(before, classes)
+        assert [t.upos for t in after if t.text in ("other", "saw")] == [t.upos for t in before
+                                                                       if t.text in ("other", "saw")]
+    sound, _ = raw(parser, "A dog is barking at the mailman")
+    assert repair_determined_noun(sound, classes) == sound
+
+
+def test_determined_noun_repair_changes_what_double_negation_licenses() -> None:
+    # With "quadruped" read as a participle the subject "a" had no noun, and the double negation
+    # of the predicate came out as ≡; read as a noun, strict "a" gives ⊐, which E2E does not allow.
+    from engine.core.settings import DEFAULT_SETTINGS
+    from engine.edits.candidates import generate_candidates
+    from engine.natlog.polarity import Conventions, polarize
+    from engine.natlog.setups import get_setup
+
+    settings = DEFAULT_SETTINGS.with_overrides(indefinite_reading="existential")
+    conventions = Conventions.of(settings)
+
+    def double_negations(text: str):
+        polarized = polarize(parse(text, settings=settings), conventions=conventions)
+        return [c.relation for c in generate_candidates(polarized, get_setup("E2E").relations, setup="E2E",
+                                                        settings=settings) if c.operator == "DoubleNegation"]
+
+    assert double_negations("a black quadruped touched a stallion") == []
+    assert double_negations("the black quadruped touched a stallion")  # a definite subject keeps ≡
