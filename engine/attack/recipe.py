@@ -205,8 +205,9 @@ class AttackRecipe:
 
 #: Recipe fields added after runs were stored, per section, with the value that reproduces what
 #: the search did before them (a stored recipe without the field reads it so, whatever the
-#: settings now say): before ``max_backtracks`` the search stopped at a dead end.
-FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0}}
+#: settings now say): before ``max_backtracks`` the search stopped at a dead end, and before
+#: ``wsd_margin`` a substitution needed to hold under the picked sense only.
+FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0}, "lexicon": {"wsd_margin": 0.0}}
 
 
 @lru_cache(maxsize=32)

@@ -12,6 +12,10 @@ context; the lexical finders then follow the chosen senses only.
   sense's relative frequency in SemCor (WordNet's ``cntlist``), so that a weak contextual
   preference does not overturn a strong prior.
 
+:func:`rival_senses` names the senses scored within ``settings.wsd_margin`` of the best: a
+WordNet substitution must hold under those too (:mod:`engine.edits.operators.wordnet`), since the
+chooser's pick is a coin toss when a rival is that close.
+
 ``bench/wsd.py`` measures both on WordNet's own example sentences (held out from the signatures).
 """
 
@@ -100,7 +104,7 @@ class ContextSense:
         self.encoder, self.settings = encoder, settings
         self.prior = settings.wsd_prior if prior is None else prior
         # Every WordNet operator asks about the same word of the same sentence: rank it once.
-        self._ranked: dict[tuple[str, str, SenseContext], list[Synset]] = {}
+        self._ranked: dict[tuple[str, str, SenseContext], list[tuple[Synset, float]]] = {}
 
     def scores(self, senses: Sequence[Synset], lemma: str, context: SenseContext,
                leave_out: str | None = None) -> list[float]:
@@ -111,17 +115,20 @@ class ContextSense:
         total = sum(counts) + len(counts)
         return [sim + self.prior * math.log((n + 1) / total) for sim, n in zip(similarity, counts)]
 
-    def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
+    def scored(self, lemma: str, upos: str, context: SenseContext) -> list[tuple[Synset, float]]:
+        """The word's senses with their scores, best first (a single sense scores 0)."""
         key = (lemma, upos, context)
         if key not in self._ranked:
             senses = candidate_senses(lemma, upos, self.settings)
-            if len(senses) >= 2:
-                scored = self.scores(senses, lemma, context)
-                senses = [senses[k] for k in sorted(range(len(senses)), key=lambda k: (-scored[k], k))]
+            scores = self.scores(senses, lemma, context) if len(senses) >= 2 else [0.0] * len(senses)
+            order = sorted(range(len(senses)), key=lambda k: (-scores[k], k))
             if len(self._ranked) > 50_000:
                 self._ranked.clear()
-            self._ranked[key] = senses
+            self._ranked[key] = [(senses[k], scores[k]) for k in order]
         return list(self._ranked[key])
+
+    def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
+        return [synset for synset, _ in self.scored(lemma, upos, context)]
 
 
 def choose_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: SenseContext,
@@ -130,6 +137,21 @@ def choose_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: 
     (WordNet's first ones without a chooser)."""
     ranked = chooser.rank(lemma, upos, context) if chooser is not None else candidate_senses(lemma, upos, settings)
     return tuple(s.name() for s in ranked[: settings.wordnet_senses])
+
+
+def rival_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: SenseContext,
+                 settings: Settings) -> tuple[str, ...]:
+    """The senses, beyond the ``settings.wordnet_senses`` chosen, that the chooser scores within
+    ``settings.wsd_margin`` of the best: readings of the word it cannot rule out. A chooser without
+    scores (``first``) and a margin of 0 give none."""
+    if chooser is None or settings.wsd_margin <= 0 or not isinstance(chooser, ContextSense):
+        return ()
+    scored = chooser.scored(lemma, upos, context)
+    if len(scored) <= settings.wordnet_senses:
+        return ()
+    best = scored[0][1]
+    return tuple(synset.name() for synset, score in scored[settings.wordnet_senses:]
+                 if score >= best - settings.wsd_margin)
 
 
 def _context_sense(settings: Settings) -> SenseChooser:

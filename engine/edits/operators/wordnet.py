@@ -12,7 +12,7 @@ from engine.edits.records import Edit, EditContext
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.inflection import inflect, is_mass_noun
 from engine.lexicon.relatives import LIGHT_VERBS, NON_INTERSECTIVE
-from engine.lexicon.senses import SenseContext, choose_senses
+from engine.lexicon.senses import SenseContext, choose_senses, rival_senses
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
 from engine.parse import ParsedSentence
@@ -144,6 +144,14 @@ class WordNetSubstitution(TokenOperator):
         t = tok.token
         chosen = word_senses(ctx, t.lemma, t.upos)
         found = type(self).finder(t.lemma, t.upos, ctx.settings, chosen)
+        for rival in rival_senses(ctx.senses, t.lemma, t.upos, SenseContext(ctx.polarized.sentence.text, ctx.premise),
+                                  ctx.settings):
+            if not found:
+                break
+            # The relative must stand in the same relation under a reading the chooser cannot rule
+            # out ("bat" the animal or the at-bat: "at-bat" is a synonym under one only).
+            also = {(r.lemma.lower(), r.relation) for r in type(self).finder(t.lemma, t.upos, ctx.settings, (rival,))}
+            found = [r for r in found if (r.lemma.lower(), r.relation) in also]
         return substitutions(ctx.polarized.sentence, tok, found, ctx.settings)
 
 

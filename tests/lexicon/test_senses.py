@@ -1,0 +1,56 @@
+"""Sense choice in context and the readings it cannot rule out (real WordNet, the offline encoder)."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.core.settings import get_settings
+from engine.edits.candidates import generate_candidates
+from engine.lexicon.senses import ContextSense, FirstSense, SenseContext, rival_senses
+from engine.natlog.polarity import Conventions, polarize
+from engine.natlog.setups import get_setup
+from engine.parse import parse
+from engine.ranking.models import load_sentence_encoder
+
+BAT = SenseContext("a quadruped inspected each black bat", "some quadruped inspected each black bat")
+
+
+@pytest.fixture(scope="module")
+def chooser() -> ContextSense:
+    settings = get_settings()
+    return ContextSense(load_sentence_encoder(settings), settings)
+
+
+def test_scored_senses_are_ranked_best_first(chooser: ContextSense) -> None:
+    scored = chooser.scored("bat", "NOUN", BAT)
+    assert [s for s, _ in scored] == chooser.rank("bat", "NOUN", BAT)
+    assert [v for _, v in scored] == sorted((v for _, v in scored), reverse=True)
+    # the encoder prefers the baseball at-bat, by less than 0.1, to the animal
+    names = [s.name() for s, _ in scored]
+    assert names[0] == "bat.n.02" and names.index("bat.n.01") == 1
+    assert scored[0][1] - scored[1][1] < 0.1
+
+
+def test_rivals_are_the_senses_within_the_margin(chooser: ContextSense) -> None:
+    settings = get_settings()
+    assert "bat.n.01" in rival_senses(chooser, "bat", "NOUN", BAT, settings.with_overrides(wsd_margin=0.1))
+    assert rival_senses(chooser, "bat", "NOUN", BAT, settings.with_overrides(wsd_margin=0.0)) == ()
+    assert rival_senses(chooser, "bat", "NOUN", BAT, settings.with_overrides(wsd_margin=0.01)) == ()
+    wide = settings.with_overrides(wsd_margin=0.5)
+    # WordNet's order has no scores: no rivals
+    assert rival_senses(FirstSense(settings), "bat", "NOUN", BAT, wide) == ()
+    # a word of one sense has none; the default margin (0) gives none
+    assert rival_senses(chooser, "quadruped", "NOUN", BAT, wide) == ()
+    assert rival_senses(chooser, "bat", "NOUN", BAT, settings) == ()
+
+
+def test_a_substitution_must_hold_under_every_close_sense(chooser: ContextSense) -> None:
+    def synonyms(margin: float) -> set[str]:
+        settings = get_settings().with_overrides(wsd_margin=margin, indefinite_reading="existential")
+        polarized = polarize(parse(BAT.sentence, settings=settings), conventions=Conventions.of(settings))
+        found = generate_candidates(polarized, get_setup("E2E").relations, setup="E2E", settings=settings,
+                                    senses=chooser, premise=BAT.premise)
+        return {c.text for c in found if c.operator == "PerturbSyno"}
+
+    assert "A quadruped inspected each black at-bat" in synonyms(0.0)
+    assert not any("at-bat" in text for text in synonyms(0.1))
