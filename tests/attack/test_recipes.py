@@ -64,6 +64,13 @@ def test_a_recipe_stored_before_a_field_existed_reads_it_as_the_code_then_did(se
     kept = load_recipe("default", settings.with_overrides(max_backtracks=5)).to_json()
     assert AttackRecipe.from_json(kept, settings).search.max_backtracks == 5
     assert load_recipe("natlog2023", settings).search.max_backtracks == 0  # the paper's greedy search
+    # likewise a run stored before wsd_margin keeps the chosen sense only, under a wider setting
+    wide = settings.with_overrides(wsd_margin=0.1)
+    stored = load_recipe("default", wide).to_json()
+    assert stored["lexicon"]["wsd_margin"] == 0.1
+    del stored["lexicon"]["wsd_margin"]
+    assert AttackRecipe.from_json(stored, wide).lexicon.wsd_margin == 0.0
+    assert AttackRecipe.from_json(load_recipe("default", wide).to_json(), settings).lexicon.wsd_margin == 0.1
 
 
 def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> None:
