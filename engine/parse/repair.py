@@ -561,11 +561,11 @@ def repair_determined_noun(sentence: ParsedSentence, classes: WordClasses) -> Pa
     quantifier's restrictor. The phrase is the determiner, the adjectives the lexicon knows as
     adjectives (with degree adverbs and conjunctions between them), and the first word after
     them; when that word reads as a noun, it is retagged and the determiner and adjectives attach
-    to it. It takes the place the phrase had: the role of the
-    word that headed the phrase, or, when the determiner hung on a verb outside the phrase, that
-    verb's subject (verb after it) or object (verb before it). Adjectives used as nouns ("the
-    other", "a black and a white dog") and real verb forms ("who a mammal saw") are left alone;
-    the repairs that follow rebuild clauses around the nouns they now find."""
+    to it. It takes the place the phrase had: the role of the word that headed the phrase, or,
+    when the determiner hung on a verb outside the phrase, that verb's subject (verb after it) or
+    object (verb before it). Adjectives used as nouns ("the other", "a black and a white dog")
+    and real verb forms ("who a mammal saw") are left alone; the repairs that follow rebuild
+    clauses around the nouns they now find."""
     tokens = list(sentence.tokens)
     for det in sentence.tokens:
         if det.deprel != "det" or det.upos != "DET":
