@@ -6,8 +6,9 @@ In: settings (where the WordNet copy lies). Out: NLTK's WordNet reader; a ``Toke
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine.core.resources import ResourceError, check_wordnet, use_nltk_data
@@ -16,7 +17,7 @@ from engine.core.settings import DEFAULT_SETTINGS, Settings
 if TYPE_CHECKING:
     from engine.parse.sentence import Token
 
-__all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "wordnet", "wordnet_animacy", "wordnet_classes"]
+__all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "semcor_counts", "wordnet", "wordnet_animacy", "wordnet_classes"]
 
 
 def wordnet(settings: Settings | None = None) -> Any:
@@ -34,6 +35,20 @@ def _wordnet(settings: Settings) -> Any:
 
     reader.ensure_loaded()
     return reader
+
+
+@lru_cache(maxsize=100_000)
+def semcor_counts(synset: Any) -> Mapping[str, int]:
+    """How often each lemma of ``synset`` was tagged with it in SemCor (``cntlist.rev``), by
+    lower-cased lemma name (the first lemma wins where two differ only in case).
+
+    Memoised: NLTK answers every ``Lemma.count()`` with a binary search of the file on disk, and
+    an attack asks for the same senses' counts round after round.
+    """
+    counts: dict[str, int] = {}
+    for lemma in synset.lemmas():
+        counts.setdefault(lemma.name().lower(), int(lemma.count()))
+    return MappingProxyType(counts)
 
 
 # Animacy (the relative-clause parse repair, and which modifiers fit a noun) ------------------

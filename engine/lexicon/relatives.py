@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from engine.core.settings import DEFAULT_SETTINGS, Settings
 
 # The reader and the animacy test live one layer down (the parser uses them); re-exported here.
+from engine.core.wordnet import semcor_counts
 from engine.core.wordnet import wordnet as wordnet
 from engine.core.wordnet import wordnet_animacy as wordnet_animacy
 from engine.core.words import NEGATION_WORDS
@@ -213,7 +214,7 @@ def idiomatic(rel: LexicalRelative, original: str, upos: str, settings: Settings
         own = reader.synsets(name, "n")
         if own and own[0] != target:
             return False
-    counts = {l.name().lower(): l.count() for l in target.lemmas()}
+    counts = semcor_counts(target)
     if sum(counts.values()) >= ATTESTED_CONCEPT and counts.get(name.lower(), 0) < 2:
         return False
     if rel.kind == "synonym":

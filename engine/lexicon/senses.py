@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.core.registry import Registry
 from engine.core.settings import Settings, SettingsError
+from engine.core.wordnet import semcor_counts
 from engine.lexicon import relatives as lexicon
 
 if TYPE_CHECKING:
@@ -69,11 +70,7 @@ def candidate_senses(lemma: str, upos: str, settings: Settings) -> list[Synset]:
 
 def sense_count(synset: Synset, lemma: str) -> int:
     """How often ``lemma`` was tagged with ``synset`` in SemCor (``cntlist``; 0 when untagged)."""
-    key = lemma.strip().lower().replace(" ", "_")
-    for l in synset.lemmas():
-        if l.name().lower() == key:
-            return int(l.count())
-    return 0
+    return semcor_counts(synset).get(lemma.strip().lower().replace(" ", "_"), 0)
 
 
 def signature(synset: Synset, leave_out: str | None = None) -> str:

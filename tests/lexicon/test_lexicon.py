@@ -134,3 +134,16 @@ def test_relatives_come_in_the_same_order_in_every_process() -> None:
     assert len(runs[0][0]) > 200  # dog has many hyponyms within two steps
     # NLTK's own order is the one that moves (else this test would prove nothing).
     assert len({run[5] for run in runs}) > 1
+
+
+def test_semcor_counts_are_wordnets_own_and_read_once(settings: Settings) -> None:
+    from engine.core.wordnet import semcor_counts
+    from engine.lexicon.senses import sense_count
+
+    dog = lexicon.wordnet(settings).synset("dog.n.01")
+    assert semcor_counts(dog) == {l.name().lower(): l.count() for l in dog.lemmas()}
+    assert semcor_counts(dog)["dog"] == 42 and sense_count(dog, "Canis familiaris") == 0
+    assert sense_count(dog, "cat") == 0
+    assert semcor_counts(dog) is semcor_counts(dog)  # memoised: the file is searched once per sense
+    with pytest.raises(TypeError):
+        semcor_counts(dog)["dog"] = 0  # type: ignore[index]
