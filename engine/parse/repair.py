@@ -14,6 +14,9 @@ returns its input unchanged when its trigger is absent:
 - :func:`repair_subjectless_main_clause`: a finite main verb without a
   subject after a fronted subordinate clause takes that clause's last object,
   when it ends right before the verb and agrees with it.
+- :func:`repair_centre_embedding`: a subject whose relative clause holds
+  another ("some dog who every bulldog who a cat chased saw danced") gets its
+  verbs back in order, innermost clause first, main verb last.
 - :func:`repair_relative_attachment`: a "who/whom" relative clause attached to
   an inanimate noun moves to the nearest animate noun above it.
 - :func:`repair_determined_noun` (first): a word with its own determiner that
@@ -467,6 +470,129 @@ def repair_relative_clause(sentence: ParsedSentence, margins: VerbMargins) -> Pa
     return sentence
 
 
+#: Words that may stand between a relative clause's verb and the next verb: a particle or a
+#: stranded preposition ("the cat moved away from").
+_CLAUSE_TAIL = {"ADV", "ADP", "PART"}
+
+
+def _noun_phrase(sentence: ParsedSentence, start: int) -> tuple[list[int], int] | None:
+    """The noun phrase that starts at token ``start`` (determiners, adjectives, numerals, nouns and the
+    "or"/"and" between modifiers) and its head, the last noun; None when none starts there."""
+    phrase: list[int] = []
+    for token in sentence.tokens[start - 1:]:
+        if token.upos in NOMINAL_PHRASE - {"PRON"} or token.upos == "CCONJ" and phrase:
+            phrase.append(token.id)
+            continue
+        break
+    while phrase and sentence.token(phrase[-1]).upos not in ("NOUN", "PROPN"):
+        phrase.pop()
+    return (phrase, phrase[-1]) if phrase else None
+
+
+def _attach_phrase(sentence: ParsedSentence, new: list[Token], phrase: Sequence[int], head: int,
+                   governor: int, deprel: str) -> None:
+    """Hang a noun phrase on ``governor``: its head takes ``deprel``, a word whose head lies outside
+    the phrase hangs on the phrase's head, arcs inside the phrase are kept."""
+    inside = set(phrase)
+    for i in phrase:
+        token = sentence.token(i)
+        if i == head:
+            new[i - 1] = replace(new[i - 1], head=governor, deprel=deprel)
+        elif token.head not in inside:
+            role = {"DET": "det", "ADJ": "amod", "NUM": "nummod", "CCONJ": "cc"}.get(token.upos, "compound")
+            new[i - 1] = replace(new[i - 1], head=head, deprel=role)
+
+
+def repair_centre_embedding(sentence: ParsedSentence, margins: VerbMargins) -> ParsedSentence:
+    """A subject with relative clauses nested in its relative clause, all verbs at the end, is rebuilt.
+
+    The shape is ``NP0 who NP1 who NP2 V2 [particles] V1 [particles] V0 ...`` (two levels or
+    more; the innermost relative word may be the subject of its verb and take an object,
+    ``... who likes some mice V1 V0``): each Vk is the relative clause on the head of the noun
+    phrase before its relative word, with NPk its subject and the relative word its object (or
+    oblique, when the clause ends in a stranded preposition), and V0 is the main verb with NP0 its
+    subject. A small parser cannot hold the three verbs apart ("... every cat moved away from saw
+    danced" comes out with "saw" a noun after "from"), and the polarity of every word in the
+    clauses follows from which quantifier's restrictor holds it. The one-level shape is
+    :func:`repair_relative_clause`'s.
+    """
+    tokens = sentence.tokens
+    first = _noun_phrase(sentence, 1)
+    if first is None:
+        return sentence
+    phrases = [first]  # NP0, NP1, ...: each followed by a relative word
+    relatives: list[int] = []
+    position = first[0][-1] + 1
+    while position <= len(tokens) and tokens[position - 1].text.lower() in RELATIVE_WORDS:
+        relatives.append(position)
+        found = _noun_phrase(sentence, position + 1)
+        if found is None:
+            break
+        phrases.append(found)
+        position = found[0][-1] + 1
+    depth = len(relatives)
+    if depth < 2 or len(phrases) < depth:
+        return sentence
+    subject_gap = len(phrases) == depth  # the innermost relative word is its verb's subject
+    # The relative clauses' verbs, innermost first, each with the words that end its clause.
+    clauses: list[tuple[int, str, list[int]]] = []
+    for level in range(depth, 0, -1):
+        if position > len(tokens):
+            return sentence
+        word = tokens[position - 1]
+        subject = None if subject_gap and level == depth else sentence.token(phrases[level][1])
+        tag = _finite_reading(sentence, word, margins, subject, confident=False)
+        if tag is None or word.upos not in ("VERB", "NOUN", "ADJ"):
+            return sentence
+        position += 1
+        tail: list[int] = []
+        if subject_gap and level == depth:
+            found = _noun_phrase(sentence, position)
+            if found is not None:
+                tail.extend(found[0])
+                position = found[0][-1] + 1
+        while position <= len(tokens) and tokens[position - 1].upos in _CLAUSE_TAIL:
+            tail.append(position)
+            position += 1
+        clauses.append((word.id, tag, tail))
+    main = _main_verb_after(sentence, position - 1, margins, sentence.token(phrases[0][1]))
+    if main is None or main[0] != position:
+        return sentence
+    group, predicate, main_tag = main
+    new = list(tokens)
+    _attach_phrase(sentence, new, *phrases[0], governor=predicate, deprel="nsubj")
+    for (verb, tag, tail), level in zip(clauses, range(depth, 0, -1)):
+        relative = relatives[level - 1]
+        antecedent = phrases[level - 1][1]
+        new[verb - 1] = _retag_verb(sentence.token(verb), tag, antecedent, "acl:relcl")
+        stranded = [i for i in tail if tokens[i - 1].upos == "ADP"]
+        if subject_gap and level == depth:
+            new[relative - 1] = replace(new[relative - 1], head=verb, deprel="nsubj")
+            found = _noun_phrase(sentence, verb + 1) if tail else None
+            if found is not None and set(found[0]) <= set(tail):
+                _attach_phrase(sentence, new, *found, governor=verb, deprel="obj")
+        else:
+            _attach_phrase(sentence, new, *phrases[level], governor=verb, deprel="nsubj")
+            new[relative - 1] = replace(new[relative - 1], head=verb, deprel="obl" if stranded else "obj")
+        for i in tail:
+            token = tokens[i - 1]
+            if token.upos == "ADP" and not (subject_gap and level == depth):
+                new[i - 1] = replace(new[i - 1], head=relative, deprel="case")
+            elif token.upos in _CLAUSE_TAIL:
+                new[i - 1] = replace(new[i - 1], head=verb, deprel="compound:prt" if token.upos == "PART" else "advmod")
+    for i in range(group, predicate):
+        token = tokens[i - 1]
+        new[i - 1] = replace(token, head=predicate, deprel="aux" if token.upos == "AUX" or token.xpos == "MD" else "advmod")
+    current = tokens[predicate - 1]
+    new[predicate - 1] = (_retag_verb(current, main_tag, 0, "root") if main_tag
+                          else replace(current, head=0, deprel="root"))
+    after = set(range(predicate + 1, len(tokens) + 1))
+    for i in after:
+        if tokens[i - 1].head not in after | {predicate}:
+            new[i - 1] = replace(tokens[i - 1], head=predicate)
+    return _sentence(sentence, new)
+
+
 def repair_exception_phrase(sentence: ParsedSentence, margins: VerbMargins) -> ParsedSentence:
     """"N except (for) X" read as a clause ("All the cats except for two slept" with "except" as a
     verb or root): X becomes N's ``nmod`` with "except"/"for" its case markers, and the main verb
@@ -635,6 +761,7 @@ def repair(sentence: ParsedSentence, margins: VerbMargins, is_animate: AnimacyTe
         sentence = repair_determined_noun(sentence, classes)
     sentence = repair_determiner_most(sentence)
     sentence = repair_exception_phrase(sentence, margins)
+    sentence = repair_centre_embedding(sentence, margins)
     sentence = repair_relative_clause(sentence, margins)
     sentence = repair_verbless_sentence(sentence, margins)
     sentence = repair_missing_main_clause(sentence, margins)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from engine.lexicon.relatives import wordnet, wordnet_animacy
+from engine.natlog.polarity import polarize
 from engine.parse import load_parser, parse
 from engine.parse.repair import (
     predicate_candidate,
@@ -185,6 +186,31 @@ def test_relative_clause_that_swallowed_the_main_predicate(parser) -> None:
     for text in ("The man who the woman saw left the room", "Some cat who likes every dog who likes some squirrel died"):
         sound, margins = raw(parser, text)
         assert repair_relative_clause(sound, margins) == sound
+
+
+def test_centre_embedded_relative_clauses_get_their_verbs_in_order(parser) -> None:
+    from engine.parse.repair import repair_centre_embedding
+
+    text = "some black dog who all brown bulldogs who every cat moved away from saw moved"
+    before, margins = raw(parser, text)
+    assert arc(before, "saw") != ("acl:relcl", "dog")  # the small model reads "saw" as a noun after "from"
+    after = repair_centre_embedding(before, margins)
+    assert arc(after, "moved", 1) == ("root", "ROOT") and arc(after, "dog") == ("nsubj", "moved")
+    assert arc(after, "saw") == ("acl:relcl", "dog") and arc(after, "bulldogs") == ("nsubj", "saw")
+    assert arc(after, "moved", 0) == ("acl:relcl", "bulldogs") and arc(after, "cat") == ("nsubj", "moved")
+    assert arc(after, "who", 0) == ("obj", "saw") and arc(after, "who", 1) == ("obl", "moved")
+    assert arc(after, "from") == ("case", "who") and arc(after, "brown") == ("amod", "bulldogs")
+    saw = next(t for t in after if t.text == "saw")
+    assert (saw.upos, saw.lemma) == ("VERB", "see")
+    # Polarity follows: "cat" sits in the restrictor of "every" inside the restrictor of "all" (up),
+    # "saw" in the body of "all" (up); with the noun reading "saw" came out down.
+    marked = " ".join(t.marked for t in polarize(parse(text)).tokens)
+    assert "cat↑ moved↓" in marked and "saw↑" in marked
+    # Sound parses, one level of relative clause and right-branching nesting are left alone.
+    for sound_text in ("The man who the woman saw left the room", "Some cat who likes every dog who likes some squirrel died",
+                       "Every cat who no dog chases rests"):
+        sound, margins = raw(parser, sound_text)
+        assert repair_centre_embedding(sound, margins) == sound
 
 
 def test_exception_phrase_read_as_a_clause(parser) -> None:
