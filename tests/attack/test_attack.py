@@ -195,7 +195,7 @@ def test_queries_are_evaluated_in_few_growing_batches(tmp_path: Path, tools: Att
     """A failing search computes exactly the pairs it asks (never beyond the budget), in a handful
     of doubling batches rather than one forward pass per query."""
     fresh = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))), settings=settings)
-    pair = contradictions[3]
+    pair = contradictions[1]  # "A man walks by an ad.": one round has enough licensed edits to spend it
     result = attack_pair(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), fresh, tools,
                          small(settings, query_budget=40))
     assert (result.status, result.reason, result.queries) == ("failed", "budget", 40)

@@ -309,3 +309,15 @@ def test_candidates_cli_ranks_and_validates(capsys: pytest.CaptureFixture[str]) 
     assert "starts from entailment pairs" in capsys.readouterr().err
     assert cli.main(args[:6] + ["maybe"]) == 2
     assert "unknown NLI label" in capsys.readouterr().err
+
+
+def test_a_phrasal_verb_is_substituted_whole_or_not_at_all(settings: Settings) -> None:
+    found = generate("A man is picking up a ball.", "E2E", settings)
+    verbs = [c for c in found if c.operator.startswith("Perturb") and c.old in ("picking", "picking up", "up")]
+    assert verbs and all(c.old == "picking up" for c in verbs)  # the pair is the unit, never "picking" or "up" alone
+    assert "A man is lifting a ball." in {c.text for c in verbs}
+    assert not any("up up" in c.text or c.text.startswith("A man is lifting up") for c in verbs)
+    # "move away" is not a WordNet verb: "moved" is not replaced ("overtook away from"), nor is "away".
+    found = generate("A boy moved away from the dog.", "E2E", settings)
+    assert not [c for c in found if c.operator.startswith("Perturb") and c.old in ("moved", "away")]
+    assert by(found, "PerturbHyper", "boy")  # the rest of the sentence is still edited

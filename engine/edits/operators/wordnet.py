@@ -16,6 +16,7 @@ from engine.lexicon.senses import SenseContext, choose_senses, rival_senses
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
 from engine.parse import ParsedSentence
+from engine.parse.sentence import Token
 
 
 def substitutable(tok: PolarizedToken) -> bool:
@@ -107,17 +108,58 @@ def fits_slot(sentence: ParsedSentence, tok: PolarizedToken, rel: lexicon.Lexica
 
 
 def substitutions(sentence: ParsedSentence, tok: PolarizedToken,
-                  found: Sequence[lexicon.LexicalRelative], settings: Settings) -> Iterator[Edit]:
+                  found: Sequence[lexicon.LexicalRelative], settings: Settings,
+                  particle: Token | None = None) -> Iterator[Edit]:
     """One edit per relative that fits the slot, inflected like the word it replaces (skipping
-    forms it already has)."""
+    forms it already has). With a ``particle`` the edit replaces the phrasal verb, verb and particle."""
     t = tok.token
+    original = f"{t.text} {particle.text}" if particle is not None else t.text
+    end = particle.id if particle is not None else t.id
     for rel in found:
         form = inflect(rel.lemma, t.xpos, t.upos)
-        if form is None or form.lower() == t.text.lower() or (t.lemma.islower() and not form.islower()):
+        if form is None or form.lower() == original.lower() or (t.lemma.islower() and not form.islower()):
             continue
         if not fits_slot(sentence, tok, rel, settings):
             continue
-        yield Edit(t.id - 1, t.id, tuple(form.split()), rel.relation, (rel.source, rel.target), rel.path)
+        yield Edit(t.id - 1, end, tuple(form.split()), rel.relation, (rel.source, rel.target), rel.path)
+
+
+#: Adverbs that, right after a verb, make it a phrasal verb ("moved away", "turned down"); the
+#: parser marks most particles ``compound:prt`` and some of these ``advmod``.
+PARTICLE_ADVERBS = frozenset({"away", "back", "down", "off", "out", "up", "over", "around", "along", "apart", "aside",
+                              "forward"})
+
+
+def verb_particle(sentence: ParsedSentence, verb: Token) -> Token | None:
+    """The particle of a phrasal verb ("picked *up*", "moved *away* from"), or None."""
+    for child in sentence.children(verb.id):
+        if child.deprel == "compound:prt" or (child.deprel == "advmod" and child.id == verb.id + 1
+                                              and child.text.lower() in PARTICLE_ADVERBS):
+            return child
+    return None
+
+
+def phrasal_lemma(sentence: ParsedSentence, tok: PolarizedToken, settings: Settings) -> tuple[str, Token | None] | None:
+    """What a verb is substituted as: ``(lemma, None)`` for a plain word; ``("put down", particle)``
+    for a phrasal verb WordNet lists, its particle right after it; None for any other phrasal verb.
+
+    A phrasal verb means what the pair means, not what the verb does alone ("turn down" an offer is
+    not to turn; "move away from" is not to "overtake away from"), so the verb alone is never
+    replaced, and a particle is not a word of its own to replace either.
+    """
+    t = tok.token
+    if t.deprel == "compound:prt" or (t.upos == "ADV" and t.text.lower() in PARTICLE_ADVERBS and t.head == t.id - 1
+                                      and sentence.token(t.head).upos == "VERB"):
+        return None
+    if t.upos != "VERB":
+        return t.lemma, None
+    particle = verb_particle(sentence, t)
+    if particle is None:
+        return t.lemma, None
+    phrase = f"{t.lemma} {particle.text.lower()}"
+    if particle.id != t.id + 1 or not lexicon.wordnet(settings).synsets(phrase.replace(" ", "_"), "v"):
+        return None
+    return phrase, particle
 
 
 Finder = Callable[[str, str, Settings, "tuple[str, ...] | None"], Sequence[lexicon.LexicalRelative]]
@@ -142,17 +184,21 @@ class WordNetSubstitution(TokenOperator):
                 or self.alternation and tok.token.upos == "NOUN" and not predicative(ctx.polarized.sentence, tok)):
             return ()
         t = tok.token
-        chosen = word_senses(ctx, t.lemma, t.upos)
-        found = type(self).finder(t.lemma, t.upos, ctx.settings, chosen)
-        for rival in rival_senses(ctx.senses, t.lemma, t.upos, SenseContext(ctx.polarized.sentence.text, ctx.premise),
+        unit = phrasal_lemma(ctx.polarized.sentence, tok, ctx.settings)
+        if unit is None:
+            return ()
+        lemma, particle = unit
+        chosen = word_senses(ctx, lemma, t.upos)
+        found = type(self).finder(lemma, t.upos, ctx.settings, chosen)
+        for rival in rival_senses(ctx.senses, lemma, t.upos, SenseContext(ctx.polarized.sentence.text, ctx.premise),
                                   ctx.settings):
             if not found:
                 break
             # The relative must stand in the same relation under a reading the chooser cannot rule
             # out ("bat" the animal or the at-bat: "at-bat" is a synonym under one only).
-            also = {(r.lemma.lower(), r.relation) for r in type(self).finder(t.lemma, t.upos, ctx.settings, (rival,))}
+            also = {(r.lemma.lower(), r.relation) for r in type(self).finder(lemma, t.upos, ctx.settings, (rival,))}
             found = [r for r in found if (r.lemma.lower(), r.relation) in also]
-        return substitutions(ctx.polarized.sentence, tok, found, ctx.settings)
+        return substitutions(ctx.polarized.sentence, tok, found, ctx.settings, particle)
 
 
 @register_operator
