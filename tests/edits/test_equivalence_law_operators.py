@@ -26,6 +26,9 @@ def rewrites(hypothesis: str, settings, relations=(Relation.EQUIVALENCE,)) -> li
     ("The dog is not black or white.", "The dog is neither black nor white.", "DeMorgan"),
     ("The dog is neither black nor white.", "The dog is not black or white.", "DeMorgan"),
     ("Tom can not swim or run.", "Tom can neither swim nor run.", "DeMorgan"),
+    ("I can't laugh or cry.", "I can neither laugh nor cry.", "DeMorgan"),   # the clipped host is a word again
+    ("I ca n't laugh or cry .", "I can neither laugh nor cry .", "DeMorgan"),
+    ("He could neither read nor write.", "He could not read or write.", "DeMorgan"),
 ])
 def test_law_rewrites_keep_the_meaning(hypothesis: str, expected: str, operator: str, settings) -> None:
     found = rewrites(hypothesis, settings)
@@ -42,6 +45,9 @@ def test_law_rewrites_keep_the_meaning(hypothesis: str, expected: str, operator:
     "People are singing and dancing in the street.",  # the PP may modify both conjuncts
     "A man sits between a tree and a car.",       # 'between X and Y'
     "A man, a woman and a child walk.",           # three conjuncts: not read as a binary formula
+    "Cyrus neither confirmed nor denied it.",      # 'Cyrus not confirmed or denied it': no auxiliary
+    "They presented neither a military nor a mercantile threat.",
+    "Neither the dog nor the cat is hungry.",      # 'Not the dog or the cat is hungry'
 ])
 def test_no_rewrite_where_the_law_is_not_safe(hypothesis: str, settings) -> None:
     assert rewrites(hypothesis, settings) == []

@@ -35,6 +35,9 @@ from engine.parse import ParsedSentence
 #: Connectives whose coordination is a boolean formula we can read and write back.
 READABLE = frozenset({"and", "or"})
 NEGATORS = NOT_PARTICLES  # "not" / "n't" before a coordination (engine/core/words.py)
+CLITIC_NOT = frozenset({"n't"})
+#: Hosts of "n't" that are no word alone ("ca n't", "wo n't", "sha n't"): their lemma is the word.
+CLIPPED_HOSTS = frozenset({"ca", "wo", "sha"})
 P, Q = Atom("p"), Atom("q")
 
 
@@ -102,21 +105,36 @@ def _realise(sentence: ParsedSentence, coordination: Coordination, formula: Form
     negator_before = start > 0 and sentence.tokens[start - 1].text.lower() in NEGATORS
     preconj_at = coordination.preconj_id - 1 if coordination.preconj_id is not None else None
     if preconj_at is not None:  # "neither A nor B": the preconjunction goes or becomes "not"
-        if preconj == "not":
-            words[preconj_at] = "not"
-        else:
+        if preconj != "not":
             return None
+        before = sentence.tokens[preconj_at - 1] if preconj_at > 0 else None
+        if before is None or before.upos != "AUX":
+            # "not" needs an auxiliary or a copula to follow: "could neither read nor write" ->
+            # "could not read or write", but not "Cyrus not confirmed or denied", "presented not
+            # a military or a mercantile threat", "Not the compiler or the language is required".
+            return None
+        words[preconj_at] = "not"
     elif preconj == "neither":
         if not (drop_negator and negator_before):
             return None
         if start > 1 and sentence.tokens[start - 2].lemma.lower() == "do":
             return None  # "does not eat or drink" -> "does neither eat nor drink" is not English
         words[start - 1] = "neither"  # "not A or B" -> "neither A nor B"
+        host = sentence.tokens[start - 2] if start > 1 else None
+        if host is not None and sentence.tokens[start - 1].text.lower() in CLITIC_NOT:
+            # "ca n't laugh or cry" -> "can neither laugh nor cry" (not "ca neither")
+            if host.text.lower() in CLIPPED_HOSTS:
+                words[start - 2] = _cased(host.lemma.lower(), host.text)
+            spaces[start - 2] = True
     elif preconj == "not":
         words.insert(start, "not")
         spaces.insert(start, True)
     words[0] = words[0][:1].upper() + words[0][1:]
     return words, spaces
+
+
+def _cased(word: str, like: str) -> str:
+    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 class LawOperator(SentenceOperator):
