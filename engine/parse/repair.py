@@ -434,7 +434,6 @@ def repair_relative_clause(sentence: ParsedSentence, margins: VerbMargins) -> Pa
         if main is None:
             continue
         group, predicate, main_tag = main
-        current = sentence.token(predicate)
         new = list(tokens)
         for token in tokens[: antecedent.id - 1]:
             if token.head not in range(1, antecedent.id + 1):
@@ -455,19 +454,26 @@ def repair_relative_clause(sentence: ParsedSentence, margins: VerbMargins) -> Pa
             token = sentence.token(i)
             if token.head not in inside | {verb.id}:
                 new[i - 1] = replace(token, head=verb.id, deprel="advmod" if token.upos == "ADV" else token.deprel)
-        for i in range(group, predicate):
-            token = sentence.token(i)
-            deprel = "aux" if token.upos == "AUX" or token.xpos == "MD" else "advmod"
-            new[i - 1] = replace(token, head=predicate, deprel=deprel)
-        new[predicate - 1] = (_retag_verb(current, main_tag, 0, "root") if main_tag
-                              else replace(current, head=0, deprel="root"))
-        after = set(range(predicate + 1, len(sentence) + 1))
-        for i in after:
-            token = sentence.token(i)
-            if token.head not in after | {predicate}:
-                new[i - 1] = replace(token, head=predicate)
+        _make_main_predicate(sentence, new, group, predicate, main_tag)
         return _sentence(sentence, new)
     return sentence
+
+
+def _make_main_predicate(sentence: ParsedSentence, new: list[Token], group: int, predicate: int, tag: str) -> None:
+    """Make ``predicate`` the root (retagged finite with ``tag``, unless ""), with the words of its
+    verb group from ``group`` on as its auxiliaries and adverbs, and every word after it that hung
+    outside the predicate on it."""
+    for i in range(group, predicate):
+        token = sentence.token(i)
+        deprel = "aux" if token.upos == "AUX" or token.xpos == "MD" else "advmod"
+        new[i - 1] = replace(token, head=predicate, deprel=deprel)
+    current = sentence.token(predicate)
+    new[predicate - 1] = _retag_verb(current, tag, 0, "root") if tag else replace(current, head=0, deprel="root")
+    after = set(range(predicate + 1, len(sentence) + 1))
+    for i in after:
+        token = sentence.token(i)
+        if token.head not in after | {predicate}:
+            new[i - 1] = replace(token, head=predicate)
 
 
 #: Words that may stand between a relative clause's verb and the next verb: a particle or a
@@ -535,7 +541,7 @@ def repair_centre_embedding(sentence: ParsedSentence, margins: VerbMargins) -> P
         return sentence
     subject_gap = len(phrases) == depth  # the innermost relative word is its verb's subject
     # The relative clauses' verbs, innermost first, each with the words that end its clause.
-    clauses: list[tuple[int, str, list[int]]] = []
+    clauses: list[tuple[int, str, list[int], tuple[list[int], int] | None]] = []
     for level in range(depth, 0, -1):
         if position > len(tokens):
             return sentence
@@ -546,31 +552,29 @@ def repair_centre_embedding(sentence: ParsedSentence, margins: VerbMargins) -> P
             return sentence
         position += 1
         tail: list[int] = []
-        if subject_gap and level == depth:
-            found = _noun_phrase(sentence, position)
-            if found is not None:
-                tail.extend(found[0])
-                position = found[0][-1] + 1
+        obj = _noun_phrase(sentence, position) if subject_gap and level == depth else None
+        if obj is not None:
+            tail.extend(obj[0])
+            position = obj[0][-1] + 1
         while position <= len(tokens) and tokens[position - 1].upos in _CLAUSE_TAIL:
             tail.append(position)
             position += 1
-        clauses.append((word.id, tag, tail))
+        clauses.append((word.id, tag, tail, obj))
     main = _main_verb_after(sentence, position - 1, margins, sentence.token(phrases[0][1]))
     if main is None or main[0] != position:
         return sentence
     group, predicate, main_tag = main
     new = list(tokens)
     _attach_phrase(sentence, new, *phrases[0], governor=predicate, deprel="nsubj")
-    for (verb, tag, tail), level in zip(clauses, range(depth, 0, -1)):
+    for (verb, tag, tail, obj), level in zip(clauses, range(depth, 0, -1)):
         relative = relatives[level - 1]
         antecedent = phrases[level - 1][1]
         new[verb - 1] = _retag_verb(sentence.token(verb), tag, antecedent, "acl:relcl")
         stranded = [i for i in tail if tokens[i - 1].upos == "ADP"]
         if subject_gap and level == depth:
             new[relative - 1] = replace(new[relative - 1], head=verb, deprel="nsubj")
-            found = _noun_phrase(sentence, verb + 1) if tail else None
-            if found is not None and set(found[0]) <= set(tail):
-                _attach_phrase(sentence, new, *found, governor=verb, deprel="obj")
+            if obj is not None:
+                _attach_phrase(sentence, new, *obj, governor=verb, deprel="obj")
         else:
             _attach_phrase(sentence, new, *phrases[level], governor=verb, deprel="nsubj")
             new[relative - 1] = replace(new[relative - 1], head=verb, deprel="obl" if stranded else "obj")
@@ -580,16 +584,7 @@ def repair_centre_embedding(sentence: ParsedSentence, margins: VerbMargins) -> P
                 new[i - 1] = replace(new[i - 1], head=relative, deprel="case")
             elif token.upos in _CLAUSE_TAIL:
                 new[i - 1] = replace(new[i - 1], head=verb, deprel="compound:prt" if token.upos == "PART" else "advmod")
-    for i in range(group, predicate):
-        token = tokens[i - 1]
-        new[i - 1] = replace(token, head=predicate, deprel="aux" if token.upos == "AUX" or token.xpos == "MD" else "advmod")
-    current = tokens[predicate - 1]
-    new[predicate - 1] = (_retag_verb(current, main_tag, 0, "root") if main_tag
-                          else replace(current, head=0, deprel="root"))
-    after = set(range(predicate + 1, len(tokens) + 1))
-    for i in after:
-        if tokens[i - 1].head not in after | {predicate}:
-            new[i - 1] = replace(tokens[i - 1], head=predicate)
+    _make_main_predicate(sentence, new, group, predicate, main_tag)
     return _sentence(sentence, new)
 
 

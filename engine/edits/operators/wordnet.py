@@ -130,13 +130,16 @@ PARTICLE_ADVERBS = frozenset({"away", "back", "down", "off", "out", "up", "over"
                               "forward"})
 
 
+def is_particle(sentence: ParsedSentence, token: Token) -> bool:
+    """Whether a word is the particle of a phrasal verb ("picked *up*", "moved *away* from")."""
+    return token.deprel == "compound:prt" or (
+        token.deprel == "advmod" and token.head == token.id - 1 and token.text.lower() in PARTICLE_ADVERBS
+        and sentence.token(token.head).upos == "VERB")
+
+
 def verb_particle(sentence: ParsedSentence, verb: Token) -> Token | None:
-    """The particle of a phrasal verb ("picked *up*", "moved *away* from"), or None."""
-    for child in sentence.children(verb.id):
-        if child.deprel == "compound:prt" or (child.deprel == "advmod" and child.id == verb.id + 1
-                                              and child.text.lower() in PARTICLE_ADVERBS):
-            return child
-    return None
+    """The particle of a phrasal verb, or None."""
+    return next((child for child in sentence.children(verb.id) if is_particle(sentence, child)), None)
 
 
 def phrasal_lemma(sentence: ParsedSentence, tok: PolarizedToken, settings: Settings) -> tuple[str, Token | None] | None:
@@ -148,8 +151,7 @@ def phrasal_lemma(sentence: ParsedSentence, tok: PolarizedToken, settings: Setti
     replaced, and a particle is not a word of its own to replace either.
     """
     t = tok.token
-    if t.deprel == "compound:prt" or (t.upos == "ADV" and t.text.lower() in PARTICLE_ADVERBS and t.head == t.id - 1
-                                      and sentence.token(t.head).upos == "VERB"):
+    if is_particle(sentence, t):
         return None
     if t.upos != "VERB":
         return t.lemma, None
