@@ -321,3 +321,10 @@ def test_a_phrasal_verb_is_substituted_whole_or_not_at_all(settings: Settings) -
     found = generate("A boy moved away from the dog.", "E2E", settings)
     assert not [c for c in found if c.operator.startswith("Perturb") and c.old in ("moved", "away")]
     assert by(found, "PerturbHyper", "boy")  # the rest of the sentence is still edited
+
+
+def test_a_word_of_a_multiword_quantifier_is_not_deleted(settings: Settings) -> None:
+    """"at least" is one trigger: its "at" is no modifier of "least" ("Least 3 brown mammals waltzed")."""
+    found = generate("at least 3 brown or black mammals waltzed", "E2E", settings)
+    # The restrictor's own modifier still goes; "Least 3 brown or black mammals waltzed" does not come.
+    assert {c.text for c in by(found, "Deletion")} == {"At least 3 mammals waltzed"}

@@ -45,6 +45,9 @@ def _deletable(ctx: EditContext, child_id: int) -> list[int] | None:
         return None
     if any(sentence.token(j).lemma.lower() in NEGATION_WORDS for j in ids):
         return None
+    span = set(ids)
+    if any(span & set(t.triggers) and not set(t.triggers) <= span for t in ctx.polarized.triggers):
+        return None  # a word of a multiword trigger is no modifier ("at" of "at least 3": "Least 3 ...")
     return [j - 1 for j in ids]
 
 
