@@ -27,6 +27,7 @@ from engine.edits.conjuncts import Coordination, Phrase, conjunct_phrase, find_c
 from engine.edits.operators.base import SentenceOperator, register_operator
 from engine.edits.operators.conjuncts import edit_window
 from engine.edits.records import Edit, EditContext
+from engine.lexicon.inflection import match_case
 from engine.logic.formulas import And, Atom, Formula, Not, Or, equivalent, show
 from engine.logic.laws import LAWS_BY_NAME
 from engine.natlog.relations import Relation
@@ -124,17 +125,13 @@ def _realise(sentence: ParsedSentence, coordination: Coordination, formula: Form
         if host is not None and sentence.tokens[start - 1].text.lower() in CLITIC_NOT:
             # "ca n't laugh or cry" -> "can neither laugh nor cry" (not "ca neither")
             if host.text.lower() in CLIPPED_HOSTS:
-                words[start - 2] = _cased(host.lemma.lower(), host.text)
+                words[start - 2] = match_case(host.lemma.lower(), host.text)
             spaces[start - 2] = True
     elif preconj == "not":
         words.insert(start, "not")
         spaces.insert(start, True)
     words[0] = words[0][:1].upper() + words[0][1:]
     return words, spaces
-
-
-def _cased(word: str, like: str) -> str:
-    return word[:1].upper() + word[1:] if like[:1].isupper() else word
 
 
 class LawOperator(SentenceOperator):
