@@ -68,18 +68,35 @@ def render(name: str) -> str:
     return name.replace("_", " ")
 
 
+def proper_sense(synset: Synset, lemma: str) -> bool:
+    """Whether ``synset`` holds ``lemma`` only as a name: WordNet writes it capitalised there
+    ("Badger", a native of Wisconsin; "Turkey", the country), so a common noun is not that sense."""
+    key = lemma.strip().replace(" ", "_")
+    forms = [name for name in synset.lemma_names() if name.lower() == key.lower()]
+    return bool(forms) and all(name != name.lower() for name in forms)
+
+
+def word_synsets(lemma: str, upos: str, settings: Settings) -> list:
+    """Every WordNet synset of ``lemma`` for a UD part of speech, in WordNet's frequency order.
+    A common noun (``NOUN``: the parser tags names ``PROPN``) leaves out the senses WordNet spells
+    as names (:func:`proper_sense`), whatever the case the sentence is written in."""
+    pos = WORDNET_POS.get(upos)
+    if pos is None or not lemma.strip():
+        return []
+    found = wordnet(settings).synsets(lemma.strip().replace(" ", "_"), pos)
+    return [s for s in found if not proper_sense(s, lemma)] if upos == "NOUN" else found
+
+
 def senses(lemma: str, upos: str, settings: Settings | None = None, chosen: tuple[str, ...] | None = None) -> list:
     """The synsets the relatives of ``lemma`` come from: ``chosen`` (synset names picked for the
     word's context, see :mod:`engine.lexicon.senses`), else its ``settings.wordnet_senses`` most frequent
     synsets for a UD part of speech (empty for other parts of speech)."""
     settings = settings or DEFAULT_SETTINGS
-    pos = WORDNET_POS.get(upos)
-    if pos is None or not lemma.strip():
+    if WORDNET_POS.get(upos) is None or not lemma.strip():
         return []
-    reader = wordnet(settings)
     if chosen is not None:
-        return [reader.synset(name) for name in chosen]
-    return reader.synsets(lemma.strip().replace(" ", "_"), pos)[: settings.wordnet_senses]
+        return [wordnet(settings).synset(name) for name in chosen]
+    return word_synsets(lemma, upos, settings)[: settings.wordnet_senses]
 
 
 def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[..., tuple[LexicalRelative, ...]]:

@@ -60,11 +60,10 @@ class SenseChooser(Protocol):
 
 
 def candidate_senses(lemma: str, upos: str, settings: Settings) -> list[Synset]:
-    """Every WordNet synset of ``lemma`` for a UD part of speech, in WordNet's frequency order."""
-    pos = lexicon.WORDNET_POS.get(upos)
-    if pos is None or not lemma.strip():
-        return []
-    found: list[Synset] = lexicon.wordnet(settings).synsets(lemma.strip().replace(" ", "_"), pos)
+    """Every WordNet synset of ``lemma`` for a UD part of speech, in WordNet's frequency order; a
+    common noun never takes a sense WordNet spells as a name ("Badger", a native of Wisconsin:
+    :func:`engine.lexicon.relatives.word_synsets`)."""
+    found: list[Synset] = lexicon.word_synsets(lemma, upos, settings)
     return found
 
 

@@ -184,11 +184,25 @@ def test_double_negation_relation_is_the_join(settings: Settings) -> None:
     found = generate("The man sleeps.", "E2E", settings)
     double = {c.text: c for c in by(found, "DoubleNegation")}
     assert double["It is not true that the man does not sleep."].relation is Relation.EQUIVALENCE
-    polarized = polar("No dog barked.")
+    polarized = polar("Every dog barked.")
     inner = polarized.token(3).projection[RELATION_ORDER.index(Relation.NEGATION)]
     (expected,) = join(inner, Relation.NEGATION)
-    downward = by(generate("No dog barked.", "E2E", settings), "DoubleNegation")
-    assert downward and all(c.relation is expected for c in downward)
+    universal = by(generate("Every dog barked.", "E2E", settings), "DoubleNegation")
+    assert expected is Relation.FORWARD and universal and all(c.relation is expected for c in universal)
+
+
+@pytest.mark.parametrize("text", ["No dog barked.", "No animals who some beagle saw touched a cat."])
+def test_no_predicate_negation_in_the_body_of_no(text: str, settings: Settings) -> None:
+    """ "every N" presupposes some N, "no N" does not: "It is not true that no dog did not bark" says
+    some dog barked, which "No dog barked" leaves open, so ^ projects to no relation there and neither
+    negation of the predicate is offered; "no one" (people exist) and "every" keep theirs."""
+    everything = set(Relation)
+    found = generate_candidates(polar(text), everything, settings=settings)
+    assert not [c for c in found if c.operator in ("DoubleNegation", "PredicateNegation")]
+    assert any(c.operator == "SentenceNegation" for c in found)
+    for kept in ("No one is jumping.", "Every dog barked."):
+        operators = {c.operator for c in generate_candidates(polar(kept), everything, settings=settings)}
+        assert {"DoubleNegation", "PredicateNegation"} <= operators, kept
 
 
 def test_double_negation_keeps_the_spacing_of_the_words_it_carries(settings: Settings) -> None:
@@ -328,3 +342,18 @@ def test_a_word_of_a_multiword_quantifier_is_not_deleted(settings: Settings) -> 
     found = generate("at least 3 brown or black mammals waltzed", "E2E", settings)
     # The restrictor's own modifier still goes; "Least 3 brown or black mammals waltzed" does not come.
     assert {c.text for c in by(found, "Deletion")} == {"At least 3 mammals waltzed"}
+
+
+def test_a_finite_verb_tagged_as_participle_is_replaced_by_a_past_tense(settings: Settings) -> None:
+    """The tagger reads the main verb of "a rabbit who danced moved" as a participle (VBN): with a
+    subject and no auxiliary it is a past tense, so its synonym is "went", never "gone"; a real
+    participle after "has" stays one."""
+    sentence = parse("a rabbit who danced moved", settings=settings)
+    assert sentence.tokens[-1].xpos == "VBN"
+    relations = set(get_setup("E2E").relations)
+    texts = {c.text for c in generate_candidates(polar("a rabbit who danced moved"), relations, settings=settings)
+             if c.operator == "PerturbSyno"}
+    assert "A rabbit who danced went" in texts and "A rabbit who danced gone" not in texts
+    perfect = {c.text for c in generate_candidates(polar("The man has eaten the cake."), relations, settings=settings)
+               if c.operator == "PerturbHyper"}
+    assert "The man has consumed the cake." in perfect

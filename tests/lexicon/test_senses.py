@@ -54,3 +54,22 @@ def test_a_substitution_must_hold_under_every_close_sense(chooser: ContextSense)
 
     assert "A quadruped inspected each black at-bat" in synonyms(0.0)
     assert not any("at-bat" in text for text in synonyms(0.1))
+
+
+def test_a_common_noun_has_no_sense_wordnet_spells_as_a_name(chooser: ContextSense) -> None:
+    """WordNet holds "Badger" (a native of Wisconsin) and "Turkey" (the country) capitalised: a word
+    the parser tags NOUN is not that sense, in any case; the hypernyms follow the animal."""
+    from engine.lexicon import relatives
+    from engine.lexicon.senses import candidate_senses
+
+    settings = get_settings()
+    assert [s.name() for s in candidate_senses("badger", "NOUN", settings)] == ["badger.n.02"]
+    assert "turkey.n.01" in {s.name() for s in candidate_senses("turkey", "NOUN", settings)}
+    assert "turkey.n.02" not in {s.name() for s in candidate_senses("turkey", "NOUN", settings)}
+    context = SenseContext("a badger was happy", "each badger was happy")
+    assert chooser.rank("badger", "NOUN", context)[0].name() == "badger.n.02"
+    assert [s.name() for s in relatives.senses("badger", "NOUN", settings)] == ["badger.n.02"]
+    hypernyms = {r.lemma for r in relatives.hypernyms("badger", "NOUN", settings)}
+    assert "dweller" not in hypernyms and "musteline mammal" in hypernyms
+    # Verbs and common nouns WordNet writes in lower case keep every sense.
+    assert len(candidate_senses("bat", "NOUN", settings)) == 5

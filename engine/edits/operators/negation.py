@@ -7,6 +7,12 @@
   can follow "that": captions without a finite verb get no prefix.
 - **DoubleNegation** does both; its relation is join(projected predicate negation, ^), kept
   only when that join is a single relation.
+
+Neither negates a predicate in the body of "no N" (:func:`without_existential_import`): the
+projection of ^ there (to |, and so the double negation's ⊏) holds only when some N exists.
+"every N" presupposes its N (a reader takes "It is not true that every dog did not bark" to say
+some dog barked), "no N" does not: "No animals touched a cat" leaves open whether there are any,
+so "It is not true that no animals did not touch a cat", which says some animal did, does not follow.
 """
 
 from __future__ import annotations
@@ -20,6 +26,17 @@ from engine.natlog.polarity import PolarizedSentence, PolarizedToken
 from engine.natlog.relations import RELATION_ORDER, Relation, join
 
 NEGATION_PREFIXES = ("It is not true that", "It is false that")
+
+
+#: Quantifiers whose body does not presuppose their restrictor non-empty ("no N" is true of no N at all).
+NO_IMPORT_QUANTIFIERS = frozenset({"no"})
+
+
+def without_existential_import(polarized: PolarizedSentence, site: int) -> bool:
+    """Whether word ``site`` (0-based) lies in the body of a quantifier that does not presuppose its
+    restrictor (:data:`NO_IMPORT_QUANTIFIERS`), where negating it projects to no relation a reader grants."""
+    return any(op.name in NO_IMPORT_QUANTIFIERS and arg.role == "body" and site + 1 in arg.tokens
+               for op in polarized.triggers for arg in op.arguments)
 
 
 def main_clause_negation(polarized: PolarizedSentence) -> tuple[int, int, tuple[str, ...]] | None:
@@ -37,6 +54,8 @@ def main_clause_negation(polarized: PolarizedSentence) -> tuple[int, int, tuple[
     index, words = negated
     replaced = sentence.tokens[index]
     site = index if sentence.children(root.id, "expl") and replaced.upos == "DET" else root.id - 1
+    if without_existential_import(polarized, site):
+        return None
     return site, index, words
 
 

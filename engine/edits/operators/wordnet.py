@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import ClassVar
 
 from engine.core.settings import Settings
+from engine.edits.conjuncts import verb_tag
 from engine.edits.operators.base import TokenOperator, register_operator
 from engine.edits.records import Edit, EditContext
 from engine.lexicon import relatives as lexicon
@@ -115,8 +116,11 @@ def substitutions(sentence: ParsedSentence, tok: PolarizedToken,
     t = tok.token
     original = f"{t.text} {particle.text}" if particle is not None else t.text
     end = particle.id if particle is not None else t.id
+    # A "participle" with a subject and no auxiliary is a past tense the tagger could not tell
+    # apart ("a rabbit who danced moved"): its substitute is "went", not "gone".
+    tag = verb_tag(sentence, t) if t.upos == "VERB" else t.xpos
     for rel in found:
-        form = inflect(rel.lemma, t.xpos, t.upos)
+        form = inflect(rel.lemma, tag, t.upos)
         if form is None or form.lower() == original.lower() or (t.lemma.islower() and not form.islower()):
             continue
         if not fits_slot(sentence, tok, rel, settings):
