@@ -15,7 +15,9 @@ cross-validation repeated over three seeds: ROC AUC, the expected calibration er
 equal-width bins, the Brier score, the reliability curve, and the AUC against the second pass's
 labels (how much of the error is the labels' own noise). It is then fitted on every item and its
 numbers written to ``--out`` (what the engine and the tests load), its largest coefficients
-printed.
+printed. A last table says what the estimate can see: its AUC within a source pair (what the
+search's order uses), where the labeller does and does not share the source pair's gold label, and
+with that agreement given as an oracle feature.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import validity  # noqa: E402
 from engine.api import get_settings  # noqa: E402
+from engine.natlog.setups import get_setup  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
 
 DEV = Path(__file__).resolve().parent / "validity"
@@ -117,6 +120,70 @@ def reliability(y: list[int], p: list[float], bins: int = 10) -> list[list[Any]]
     return rows
 
 
+def within_pair_auc(groups: list[str], y: list[int], p: list[float]) -> tuple[float | None, int]:
+    """How often a valid H* is estimated above an invalid H* of the same source pair (ties count
+    half), over every such (valid, invalid) couple, and how many couples there are. The search only
+    orders the candidates of one pair, so this is the part of the AUC its order can use."""
+    members: dict[str, list[int]] = {}
+    for k, group in enumerate(groups):
+        members.setdefault(group, []).append(k)
+    won, couples = 0.0, 0
+    for ks in members.values():
+        for i in ks:
+            for j in ks:
+                if y[i] == 1 and y[j] == 0:
+                    couples += 1
+                    won += 1.0 if p[i] > p[j] else 0.5 if p[i] == p[j] else 0.0
+    return (won / couples if couples else None), couples
+
+
+def source_agreement(rows: list[dict[str, Any]], labels: dict[str, dict[str, Any]]) -> list[int | None]:
+    """Per item: 1 where the labeller gave its source pair (P, H) the setup's source label, 0 where
+    they gave another, None where (P, H) was not labelled."""
+    out: list[int | None] = []
+    for r in rows:
+        source = labels.get(validity.item_key(r["premise"], r["hypothesis"]))
+        out.append(None if source is None else int(source["label"] == get_setup(r["setup"]).source_label.value))
+    return out
+
+
+def ceiling(rows: list[dict[str, Any]], y: list[int], predictions: list[list[float]], x: Any,
+            labels: dict[str, dict[str, Any]], model: Any) -> str:
+    """What the estimate can and cannot see, as a table: the AUC within a pair, the AUC and valid
+    share where the labeller shares the source pair's gold label and where they do not, and the
+    AUC once the labeller's own label of the source pair is a feature (an oracle the engine never
+    has: how much of the error is the source pair's own dispute)."""
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+
+    def auc(ks: list[int], p: list[float]) -> float | None:
+        ys = [y[k] for k in ks]
+        return roc_auc_score(ys, [p[k] for k in ks]) if 0 < sum(ys) < len(ys) else None
+
+    def mean(values: list[float | None]) -> float | None:
+        known = [v for v in values if v is not None]
+        return sum(known) / len(known) if known else None
+
+    groups = [f"{r['premise']}\n{r['hypothesis']}" for r in rows]
+    agreed = source_agreement(rows, labels)
+    table = [["every item", len(y), sum(y) / len(y), mean([auc(list(range(len(y))), p) for p in predictions])]]
+    within = [within_pair_auc(groups, y, p) for p in predictions]
+    table.append(["within a source pair (count: valid and invalid H* of the same P, H)", within[0][1], None,
+                  mean([w for w, _ in within])])
+    for name, value in (("the labeller shares the source pair's gold label", 1),
+                        ("the labeller gives the source pair another label", 0)):
+        ks = [k for k, a in enumerate(agreed) if a == value]
+        if ks:
+            table.append([name, len(ks), sum(y[k] for k in ks) / len(ks), mean([auc(ks, p) for p in predictions])])
+    oracle = np.column_stack([x, [a == 1 for a in agreed], [a is None for a in agreed]]).astype(float)
+    with_oracle = [cross_val_predict(model(), oracle, y, cv=StratifiedKFold(n_splits=5, shuffle=True, random_state=seed),
+                                     method="predict_proba")[:, 1].tolist() for seed in range(len(predictions))]
+    table.append(["every item, the labeller's source label as a feature (oracle)", len(y), None,
+                  mean([auc(list(range(len(y))), p) for p in with_oracle])])
+    return format_table(["items", "count", "valid share", "cv auc"], table, frozenset({"valid share", "cv auc"}))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--labels", type=Path, default=DEV / "labels.jsonl")
@@ -187,6 +254,7 @@ def main() -> int:
                                 frozenset({"valid share", "cv auc within"}))
     curve = format_table(["estimate", "items", "mean estimate", "valid share"], reliability(y, predicted),
                          frozenset({"mean estimate", "valid share"}))
+    limits = ceiling(rows, y, results, x, labels, model)
     fitted = model().fit(x, y)
     scaler, regression = fitted[0], fitted[-1]
     coefficients = regression.coef_[0].tolist()
@@ -204,7 +272,8 @@ def main() -> int:
     ablation = format_table(["features", "columns", "cv auc (3 seeds)", "cv ece"], ablations,
                             frozenset({"cv auc (3 seeds)", "cv ece"})) if ablations else ""
     text = (f"## Cross-validated\n\n{summary}\n\n## Left-out features, measured\n\n{ablation}\n\n"
-            f"## Per operator\n\n{per_operator}\n\n## Reliability (seed 0)\n\n{curve}"
+            f"## Per operator\n\n{per_operator}\n\n## What the estimate can see (the same folds)\n\n{limits}"
+            f"\n\n## Reliability (seed 0)\n\n{curve}"
             f"\n\n## The 25 largest coefficients of the shipped fit\n\n{weights}\n")
     print(text)
     if args.report is not None:

@@ -45,6 +45,31 @@ def is_plural_form(word: str) -> bool:
     return bool(found) and found[0] != word.lower() or word.lower() in ("people", "police", "cattle")
 
 
+def hyphen_head(word: str) -> int | None:
+    """The index of the head part of a hyphenated noun ("ex-*wife*", "*mother*-in-law"): the part
+    before the first preposition, else the last; None for a word without hyphens."""
+    parts = word.split("-")
+    if len(parts) < 2 or not all(parts):
+        return None
+    for k, part in enumerate(parts[1:], start=1):
+        if part.lower() in _NOUN_PHRASE_BREAKS:
+            return k - 1
+    return len(parts) - 1
+
+
+def noun_forms(word: str, tag: str, upos: str = "NOUN") -> tuple[str, ...]:
+    """The word's forms for ``tag``; a hyphenated word inflects its head part ("ex-wives",
+    "step-children", "mothers-in-law"; a verb its last part, "skinny-dipping"), where the whole
+    word would take a regular ending ("ex-wifes", "skinny-diping")."""
+    head = hyphen_head(word) if upos == "NOUN" else (len(word.split("-")) - 1 if hyphen_head(word) is not None else None)
+    if head is not None:
+        parts = word.split("-")
+        forms = inflections(parts[head], tag)
+        if forms and forms[0].isalpha():
+            return tuple("-".join([*parts[:head], form, *parts[head + 1:]]) for form in forms)
+    return tuple(inflections(word, tag))
+
+
 def is_mass_noun(lemma: str) -> bool:
     """Whether a noun is used uncountably in running text: its plural is at least 100 times rarer
     than its singular (wordfreq), so "an equipment" or "a furniture" would not be English."""
@@ -78,10 +103,10 @@ def inflect(lemma: str, xpos: str, upos: str) -> str | None:
         return " ".join(words[:-1] + [forms[0]]) if forms else None
     else:
         return lemma
-    forms = inflections(words[head], tag)
+    forms = noun_forms(words[head], tag, upos)
     if not forms:
         return None
-    if forms[0].lower() != words[head].lower() and not attested(forms[0]):
+    if forms[0].lower() != words[head].lower() and hyphen_head(forms[0]) is None and not attested(forms[0]):
         return None
     words[head] = forms[0]
     return " ".join(words)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from engine.core.registry import Registry
 from engine.core.settings import Settings, SettingsError
-from engine.core.wordnet import semcor_counts
+from engine.core.wordnet import ANIMATE_LEXNAMES, semcor_counts
 from engine.lexicon import relatives as lexicon
 
 if TYPE_CHECKING:
@@ -41,10 +41,14 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class SenseContext:
-    """Where a word is used: its sentence, and the premise when there is one."""
+    """Where a word is used: its sentence, and the premise when there is one. ``animate``: the
+    sentence asks for someone there (the word is the subject of a verb WordNet gives only
+    "Somebody ----s" frames, or the antecedent of "who"), so only its person, animal and group
+    senses are readings (:func:`readings`): "a bat sniffed" is the animal, never the at-bat."""
 
     sentence: str
     premise: str | None = None
+    animate: bool = False
 
     @property
     def text(self) -> str:
@@ -64,6 +68,16 @@ def candidate_senses(lemma: str, upos: str, settings: Settings) -> list[Synset]:
     common noun never takes a sense WordNet spells as a name ("Badger", a native of Wisconsin:
     :func:`engine.lexicon.relatives.word_synsets`)."""
     found: list[Synset] = lexicon.word_synsets(lemma, upos, settings)
+    return found
+
+
+def readings(lemma: str, upos: str, context: SenseContext, settings: Settings) -> list[Synset]:
+    """The senses the context allows, in WordNet's order: :func:`candidate_senses`, less the
+    inanimate ones where the context asks for someone and the word has an animate sense."""
+    found = candidate_senses(lemma, upos, settings)
+    if context.animate and upos == "NOUN":
+        animate = [s for s in found if s.lexname() in ANIMATE_LEXNAMES]
+        return animate or found
     return found
 
 
@@ -88,7 +102,7 @@ class FirstSense:
         self.settings = settings
 
     def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
-        return candidate_senses(lemma, upos, self.settings)
+        return readings(lemma, upos, context, self.settings)
 
 
 class ContextSense:
@@ -115,7 +129,7 @@ class ContextSense:
         """The word's senses with their scores, best first (a single sense scores 0)."""
         key = (lemma, upos, context)
         if key not in self._ranked:
-            senses = candidate_senses(lemma, upos, self.settings)
+            senses = readings(lemma, upos, context, self.settings)
             scores = self.scores(senses, lemma, context) if len(senses) >= 2 else [0.0] * len(senses)
             order = sorted(range(len(senses)), key=lambda k: (-scores[k], k))
             if len(self._ranked) > 50_000:
@@ -131,7 +145,7 @@ def choose_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: 
                   settings: Settings) -> tuple[str, ...]:
     """The names of the ``settings.wordnet_senses`` best senses of the word in its context
     (WordNet's first ones without a chooser)."""
-    ranked = chooser.rank(lemma, upos, context) if chooser is not None else candidate_senses(lemma, upos, settings)
+    ranked = chooser.rank(lemma, upos, context) if chooser is not None else readings(lemma, upos, context, settings)
     return tuple(s.name() for s in ranked[: settings.wordnet_senses])
 
 

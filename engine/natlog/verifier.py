@@ -193,8 +193,18 @@ def number_value(word: str) -> int | None:
 
 
 def word_relation(old: Token, new: Token, settings: Settings) -> Lexical:
-    """The lexical relation between two single words (lemma, determiner table, WordNet)."""
-    a, b = old.lemma.lower(), new.lemma.lower()
+    """The lexical relation between two single words (lemma, determiner table, WordNet). A plural
+    whose singular is another word is read both ways ("people" as WordNet's group and as persons,
+    :data:`engine.lexicon.relatives.SUPPLETIVE_PLURALS`): the first reading that relates them."""
+    from engine.lexicon.relatives import SUPPLETIVE_PLURALS
+
+    raw = (old.lemma.lower(), new.lemma.lower())
+    singular = tuple(SUPPLETIVE_PLURALS.get(w, w) if t.xpos in ("NNS", "NNPS") else w for w, t in zip(raw, (old, new)))
+    found = [_word_relation(old, new, a, b, settings) for a, b in dict.fromkeys([raw, singular])]
+    return next((f for f in found if f.relation is not None), found[0])
+
+
+def _word_relation(old: Token, new: Token, a: str, b: str, settings: Settings) -> Lexical:
     if old.text.lower() == new.text.lower() or a == b:
         return Lexical(_E, f"same lemma '{a}'")
     det = _determiner_relation(old.text.lower(), new.text.lower())

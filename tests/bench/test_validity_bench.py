@@ -108,6 +108,29 @@ def test_expected_calibration_error_by_hand() -> None:
     assert expected_calibration_error([1, 0], [1.0, 0.0]) == 0.0
 
 
+def test_within_pair_auc_compares_only_h_star_of_the_same_source_pair() -> None:
+    from bench.validity_estimator import within_pair_auc
+
+    # Pair a: valid 0.9 above invalid 0.4, valid 0.3 under it (1 of 2 couples); pair b: a tie (half).
+    # The invalid 0.95 of pair c would beat every valid H* of a and b, but is compared with none.
+    groups = ["a", "a", "a", "b", "b", "c"]
+    y = [1, 0, 1, 1, 0, 0]
+    p = [0.9, 0.4, 0.3, 0.5, 0.5, 0.95]
+    assert within_pair_auc(groups, y, p) == (pytest.approx((1 + 0 + 0.5) / 3), 3)
+    assert within_pair_auc(["a", "b"], [1, 0], [0.9, 0.1]) == (None, 0)
+
+
+def test_source_agreement_reads_the_labellers_label_of_the_source_pair() -> None:
+    from bench.validity_estimator import source_agreement
+
+    rows = [{"premise": "P.", "hypothesis": "H one.", "setup": "C2E"},  # source label: contradiction
+            {"premise": "P.", "hypothesis": "H two.", "setup": "E2E"},
+            {"premise": "P.", "hypothesis": "H three.", "setup": "N2N"}]
+    labels = {validity.item_key("P.", "H one."): {"label": "contradiction", "english": "ok"},
+              validity.item_key("P.", "H two."): {"label": "neutral", "english": "ok"}}
+    assert source_agreement(rows, labels) == [1, 0, None]
+
+
 def test_a_sample_stratified_by_a_word_keeps_whole_words_only() -> None:
     from engine.data.readers import NLIPair
 

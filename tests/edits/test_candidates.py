@@ -357,3 +357,31 @@ def test_a_finite_verb_tagged_as_participle_is_replaced_by_a_past_tense(settings
     perfect = {c.text for c in generate_candidates(polar("The man has eaten the cake."), relations, settings=settings)
                if c.operator == "PerturbHyper"}
     assert "The man has consumed the cake." in perfect
+
+
+def test_a_plural_slot_takes_no_mass_noun_made_plural(settings: Settings) -> None:
+    """"People walk": WordNet's kinds of "people" include "the public" and "the Dutch", whose
+    plurals no one writes ("Publics walk", "Dutches walk"); a hyphenated noun is no longer made
+    plural at its end ("Ex-wifes")."""
+    relations = set(get_setup("C2C").relations)
+    found = generate_candidates(polar("People walk around a mall."), relations, settings=settings)
+    subjects = {c.text.split(" walk ")[0] for c in found if c.operator == "PerturbHypo" and " walk " in c.text}
+    assert subjects and not {"Publics", "Dutches"} & subjects
+    women = {c.text for c in generate_candidates(polar("Women are dancing."), relations, settings=settings)
+             if c.operator == "PerturbHypo"}
+    assert women and not any("wifes" in text for text in women)
+
+
+def test_a_plural_slot_takes_a_plural_only_noun_but_no_mass_noun_made_plural(settings: Settings) -> None:
+    from engine.edits.operators.wordnet import substitutions
+
+    polarized = polar("Citizens walk around a mall.")
+    token = polarized.tokens[0]
+
+    def rel(lemma: str) -> lexicon.LexicalRelative:
+        return lexicon.LexicalRelative(lemma, Relation.REVERSE, "hyponym", "citizen.n.01", "x.n.01", ())
+
+    made = [" ".join(e.words) for e in substitutions(polarized.sentence, token,
+                                                      [rel("public"), rel("suds"), rel("voter")], settings)]
+    # "publics" is far rarer than "public" (a mass noun made plural); "suds" is plural as it is
+    assert made == ["suds", "voters"]

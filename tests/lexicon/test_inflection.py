@@ -27,9 +27,22 @@ from engine.parse import parse
     ("sit", "VBG", "VERB", "sitting"),
     ("tall", "JJR", "ADJ", "taller"),
     ("quickly", "RB", "ADV", "quickly"),
+    # a hyphenated noun inflects its head part, not the whole word ("ex-wifes")
+    ("ex-wife", "NNS", "NOUN", "ex-wives"),
+    ("step-child", "NNS", "NOUN", "step-children"),
+    ("mother-in-law", "NNS", "NOUN", "mothers-in-law"),
+    ("x-ray", "NNS", "NOUN", "x-rays"),
+    ("skinny-dip", "VBG", "VERB", "skinny-dipping"),
 ])
 def test_inflect_matches_the_original_form(lemma: str, xpos: str, upos: str, expected: str) -> None:
     assert inflect(lemma, xpos, upos) == expected
+
+
+def test_mass_nouns_by_their_plurals() -> None:
+    from engine.lexicon.inflection import is_mass_noun
+
+    assert is_mass_noun("equipment") and is_mass_noun("public")  # "publics" is far rarer than "public"
+    assert not is_mass_noun("dog") and not is_mass_noun("folk")
 
 
 def test_unknown_comparative_is_refused() -> None:

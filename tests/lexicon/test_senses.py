@@ -73,3 +73,42 @@ def test_a_common_noun_has_no_sense_wordnet_spells_as_a_name(chooser: ContextSen
     assert "dweller" not in hypernyms and "musteline mammal" in hypernyms
     # Verbs and common nouns WordNet writes in lower case keep every sense.
     assert len(candidate_senses("bat", "NOUN", settings)) == 5
+
+
+def test_a_verb_that_takes_someone_and_the_nouns_it_asks_an_animate_reading_of() -> None:
+    from engine.edits.operators.wordnet import asks_for_someone, takes_someone
+
+    settings = get_settings()
+    # WordNet's first sense of "sniff" and "dance" has only "Somebody ----s" frames; "run" and
+    # "touch" also take "Something" ("the engine runs").
+    assert takes_someone("sniff", settings) and takes_someone("dance", settings)
+    assert not takes_someone("run", settings) and not takes_someone("touch", settings)
+    assert not takes_someone("glorp", settings)
+
+    def asking(text: str) -> list[str]:
+        parsed = parse(text, settings=settings)
+        return [t.text for t in parsed.tokens if asks_for_someone(parsed, t, settings)]
+
+    assert asking("each bat sniffed at least 5 bats") == ["bat"]  # the subject, not the object
+    assert asking("a bat who danced moved") == ["bat"]  # the antecedent of "who"
+    assert asking("a bat moved") == []  # "move" also takes "Something"
+    assert asking("a bat was sniffed by a dog") == []  # a passive subject is not the one who sniffs
+    assert asking("a quadruped inspected each black bat") == ["quadruped"]
+
+
+def test_where_the_sentence_asks_for_someone_a_noun_keeps_its_animate_senses(chooser: ContextSense) -> None:
+    """"each bat sniffed at least 5 bats": the encoder prefers the at-bat (the sentence is about
+    hitting and counting), but an at-bat sniffs nothing, and every "bat" of the sentence is the
+    same animal (one sense per discourse)."""
+    settings = get_settings().with_overrides(indefinite_reading="existential")
+    text = "each bat sniffed at least 5 bats"
+    assert chooser.rank("bat", "NOUN", SenseContext(text, text))[0].name() == "bat.n.02"  # the at-bat
+    assert [s.name() for s in chooser.rank("bat", "NOUN", SenseContext(text, text, animate=True))] == ["bat.n.01"]
+    # a word with no animate sense keeps all of its own
+    assert chooser.rank("coffee", "NOUN", SenseContext(text, text, animate=True)) == \
+        chooser.rank("coffee", "NOUN", SenseContext(text, text))
+    polarized = polarize(parse(text, settings=settings), conventions=Conventions.of(settings))
+    found = {c.text for c in generate_candidates(polarized, get_setup("E2E").relations, setup="E2E",
+                                                 settings=settings, senses=chooser, premise=text)}
+    assert "Each bat sniffed at least 5 mammals" in found
+    assert not any("at-bat" in t or "activity" in t for t in found)

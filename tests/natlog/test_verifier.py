@@ -114,3 +114,12 @@ def test_self_check_rederives_or_flags(settings: Settings) -> None:
     bad = self_check("People are sleeping.", "Peoples are sleeping.", e2n, settings)
     assert bad.status == "fails" and "≡" in bad.relations
     assert self_check("A man holds a guitar.", "A man holds an idea.", e2n, settings).status == "unknown"
+
+
+def test_people_are_read_as_persons_and_as_a_group() -> None:
+    """"People" is WordNet's group and the plural of "person": an attack that swaps it for a kind
+    of person ("Adults") and one that swaps it for what a group is ("Groups") both re-derive."""
+    persons = self_check("People walk around a mall.", "Adults walk around a mall.", get_setup("C2C").relations)
+    assert persons.status == "re-derived" and "adult.n.01 is a kind of person.n.01" in persons.reason
+    group = self_check("People walk around a mall.", "Groups walk around a mall.", get_setup("E2E").relations)
+    assert group.status == "re-derived" and "people.n.01 is a kind of group.n.01" in group.reason

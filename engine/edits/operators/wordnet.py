@@ -4,6 +4,7 @@ PerturbAnto): replace a content word by a WordNet relative, re-inflected like th
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from typing import ClassVar
 
 from engine.core.settings import Settings
@@ -123,6 +124,8 @@ def substitutions(sentence: ParsedSentence, tok: PolarizedToken,
         form = inflect(rel.lemma, tag, t.upos)
         if form is None or form.lower() == original.lower() or (t.lemma.islower() and not form.islower()):
             continue
+        if t.upos == "NOUN" and t.xpos == "NNS" and form.lower() != rel.lemma.lower() and is_mass_noun(rel.lemma):
+            continue  # a plural slot takes no mass noun made plural ("Publics walk"); "suds" is plural already
         if not fits_slot(sentence, tok, rel, settings):
             continue
         yield Edit(t.id - 1, end, tuple(form.split()), rel.relation, (rel.source, rel.target), rel.path)
@@ -171,10 +174,51 @@ def phrasal_lemma(sentence: ParsedSentence, tok: PolarizedToken, settings: Setti
 Finder = Callable[[str, str, Settings, "tuple[str, ...] | None"], Sequence[lexicon.LexicalRelative]]
 
 
-def word_senses(ctx: EditContext, lemma: str, upos: str) -> tuple[str, ...]:
-    """The senses of the word in H (and P) that its relatives are taken from (:mod:`engine.lexicon.senses`)."""
-    context = SenseContext(ctx.polarized.sentence.text, ctx.premise)
-    return choose_senses(ctx.senses, lemma, upos, context, ctx.settings)
+#: WordNet's verb frames whose subject is "Something" or "It" (wninput(5WN)); every other frame's
+#: subject is "Somebody".
+SOMETHING_SUBJECT_FRAMES = frozenset({1, 3, 4, 5, 6, 10, 11, 12, 34, 35})
+
+
+@lru_cache(maxsize=4096)
+def takes_someone(verb: str, settings: Settings) -> bool:
+    """Whether the verb's most frequent WordNet sense has a subject only in "Somebody ----s" frames
+    ("sniff", "dance", "eat"; not "run" or "touch", whose first senses also take "Something")."""
+    synsets = lexicon.wordnet(settings).synsets(verb.lower().replace(" ", "_"), "v")
+    if not synsets:
+        return False
+    first = synsets[0]
+    frames = {f for l in first.lemmas() if l.name().lower() == verb.lower().replace(" ", "_") for f in l.frame_ids()}
+    frames = frames or set(first.frame_ids())
+    return bool(frames) and not frames & SOMETHING_SUBJECT_FRAMES
+
+
+def asks_for_someone(sentence: ParsedSentence, token: Token, settings: Settings) -> bool:
+    """Whether the sentence asks for someone where the noun is: it is the (active) subject of a verb
+    that :func:`takes_someone`, or the antecedent of "who" ("a bat who danced")."""
+    if token.upos != "NOUN":
+        return False
+    if token.deprel == "nsubj" and token.head:
+        head = sentence.token(token.head)
+        if head.upos == "VERB" and takes_someone(head.lemma, settings):
+            return True
+    return any(c.lemma.lower() in ("who", "whom") for clause in sentence.children(token.id)
+               if clause.deprel.startswith("acl") for c in sentence.children(clause.id))
+
+
+def sense_context(ctx: EditContext, token: Token | None = None) -> SenseContext:
+    """The word's :class:`SenseContext`: H and P, and whether H asks for someone at ``token`` or at
+    another use of its noun (one sense per discourse: "each bat sniffed five bats" has no at-bats)."""
+    sentence = ctx.polarized.sentence
+    animate = token is not None and token.upos == "NOUN" and any(
+        asks_for_someone(sentence, other, ctx.settings) for other in sentence.tokens
+        if other.upos == "NOUN" and other.lemma.lower() == token.lemma.lower())
+    return SenseContext(sentence.text, ctx.premise, animate)
+
+
+def word_senses(ctx: EditContext, lemma: str, upos: str, token: Token | None = None) -> tuple[str, ...]:
+    """The senses of the word in H (and P) that its relatives are taken from (:mod:`engine.lexicon.senses`);
+    with its ``token``, only the readings the sentence allows there (:func:`asks_for_someone`)."""
+    return choose_senses(ctx.senses, lemma, upos, sense_context(ctx, token), ctx.settings)
 
 
 class WordNetSubstitution(TokenOperator):
@@ -194,10 +238,10 @@ class WordNetSubstitution(TokenOperator):
         if unit is None:
             return ()
         lemma, particle = unit
-        chosen = word_senses(ctx, lemma, t.upos)
+        context = sense_context(ctx, t)
+        chosen = choose_senses(ctx.senses, lemma, t.upos, context, ctx.settings)
         found = type(self).finder(lemma, t.upos, ctx.settings, chosen)
-        for rival in rival_senses(ctx.senses, lemma, t.upos, SenseContext(ctx.polarized.sentence.text, ctx.premise),
-                                  ctx.settings):
+        for rival in rival_senses(ctx.senses, lemma, t.upos, context, ctx.settings):
             if not found:
                 break
             # The relative must stand in the same relation under a reading the chooser cannot rule
