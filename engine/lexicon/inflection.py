@@ -57,13 +57,14 @@ def hyphen_head(word: str) -> int | None:
     return len(parts) - 1
 
 
-def noun_forms(word: str, tag: str, upos: str = "NOUN") -> tuple[str, ...]:
+def word_forms(word: str, tag: str, upos: str) -> tuple[str, ...]:
     """The word's forms for ``tag``; a hyphenated word inflects its head part ("ex-wives",
     "step-children", "mothers-in-law"; a verb its last part, "skinny-dipping"), where the whole
     word would take a regular ending ("ex-wifes", "skinny-diping")."""
-    head = hyphen_head(word) if upos == "NOUN" else (len(word.split("-")) - 1 if hyphen_head(word) is not None else None)
+    head = hyphen_head(word)
     if head is not None:
         parts = word.split("-")
+        head = head if upos == "NOUN" else len(parts) - 1
         forms = inflections(parts[head], tag)
         if forms and forms[0].isalpha():
             return tuple("-".join([*parts[:head], form, *parts[head + 1:]]) for form in forms)
@@ -103,7 +104,7 @@ def inflect(lemma: str, xpos: str, upos: str) -> str | None:
         return " ".join(words[:-1] + [forms[0]]) if forms else None
     else:
         return lemma
-    forms = noun_forms(words[head], tag, upos)
+    forms = word_forms(words[head], tag, upos)
     if not forms:
         return None
     if forms[0].lower() != words[head].lower() and hyphen_head(forms[0]) is None and not attested(forms[0]):

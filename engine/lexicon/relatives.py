@@ -117,13 +117,13 @@ AVOIDED_USAGE = frozenset({
 })
 
 
-# Noun senses this close to WordNet's root (entity, abstraction, object, group, thing, ...) say
-# nothing about the word they would replace ("a group of people" -> "a group of abstractions").
 #: Plurals whose singular is another word: "people" are persons as well as WordNet's group. The
 #: verifier reads such a plural both ways, so that a swap for a kind of person ("people" ->
 #: "adults", as a peer attack makes it) re-derives as well as one for a kind of group.
 SUPPLETIVE_PLURALS = {"people": "person"}
 
+# Noun senses this close to WordNet's root (entity, abstraction, object, group, thing, ...) say
+# nothing about the word they would replace ("a group of people" -> "a group of abstractions").
 MIN_NOUN_DEPTH = 3
 
 

@@ -183,11 +183,12 @@ SOMETHING_SUBJECT_FRAMES = frozenset({1, 3, 4, 5, 6, 10, 11, 12, 34, 35})
 def takes_someone(verb: str, settings: Settings) -> bool:
     """Whether the verb's most frequent WordNet sense has a subject only in "Somebody ----s" frames
     ("sniff", "dance", "eat"; not "run" or "touch", whose first senses also take "Something")."""
-    synsets = lexicon.wordnet(settings).synsets(verb.lower().replace(" ", "_"), "v")
+    name = verb.lower().replace(" ", "_")
+    synsets = lexicon.wordnet(settings).synsets(name, "v")
     if not synsets:
         return False
     first = synsets[0]
-    frames = {f for l in first.lemmas() if l.name().lower() == verb.lower().replace(" ", "_") for f in l.frame_ids()}
+    frames = {f for l in first.lemmas() if l.name().lower() == name for f in l.frame_ids()}
     frames = frames or set(first.frame_ids())
     return bool(frames) and not frames & SOMETHING_SUBJECT_FRAMES
 
@@ -215,10 +216,9 @@ def sense_context(ctx: EditContext, token: Token | None = None) -> SenseContext:
     return SenseContext(sentence.text, ctx.premise, animate)
 
 
-def word_senses(ctx: EditContext, lemma: str, upos: str, token: Token | None = None) -> tuple[str, ...]:
-    """The senses of the word in H (and P) that its relatives are taken from (:mod:`engine.lexicon.senses`);
-    with its ``token``, only the readings the sentence allows there (:func:`asks_for_someone`)."""
-    return choose_senses(ctx.senses, lemma, upos, sense_context(ctx, token), ctx.settings)
+def word_senses(ctx: EditContext, lemma: str, upos: str) -> tuple[str, ...]:
+    """The senses of the word in H (and P) that its relatives are taken from (:mod:`engine.lexicon.senses`)."""
+    return choose_senses(ctx.senses, lemma, upos, sense_context(ctx), ctx.settings)
 
 
 class WordNetSubstitution(TokenOperator):
