@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -340,7 +340,9 @@ class AttackSearch:
         chosen: int | None = None
         outcome: RoundOutcome
         if self._success is not None:
-            outcome, chosen = RoundOutcome.SUCCESS, len(queried) - 1
+            chosen = self._most_valid_success(queried, found.estimates)
+            self._success = queried[chosen].prediction
+            outcome = RoundOutcome.SUCCESS
         elif len(queried) < len(ranked):
             outcome = RoundOutcome.BUDGET
         elif not queried:
@@ -419,7 +421,9 @@ class AttackSearch:
         return best.candidate.text
 
     def _query(self, ranked: Sequence[Candidate]) -> list[Query]:
-        """Query in rank order until the prediction leaves the target label or the budget is spent.
+        """Query in rank order until the prediction leaves the target label or the budget is spent;
+        after the first success, ``settings.success_pool`` more candidates of the round are asked (with
+        a validity gate: the round's success then is the asked one most likely valid).
 
         On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
         batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
@@ -429,20 +433,33 @@ class AttackSearch:
         out: list[Query] = []
         target = self.setup.target_label
         window = PREFETCH
+        pool = self.settings.success_pool if self.gate is not None else 0
+        stop = len(ranked)
         for k, candidate in enumerate(ranked):
+            if k >= stop:
+                break
             pair = (self.premise, candidate.text)
             fresh = pair not in self.counter.asked
             if fresh and self.budget_left <= 0:
                 break
             if fresh and not self.victim.cached(pair):
-                self.victim.predict([(self.premise, c.text) for c in ranked[k:k + min(window, self.budget_left)]])
+                ahead = min(window, self.budget_left, stop - k)
+                self.victim.predict([(self.premise, c.text) for c in ranked[k:k + ahead]])
                 window *= 2
             prediction = self.counter.predict_one(*pair)
             out.append(Query(candidate.text, prediction, fresh, self.counter.queries))
-            if prediction.label != target:
+            if prediction.label != target and self._success is None:
                 self._success = prediction
-                break
+                stop = min(stop, k + 1 + pool)
         return out
+
+    def _most_valid_success(self, queried: Sequence[Query], estimates: Mapping[str, ValidityEstimate]) -> int:
+        """The index of the asked candidate that left the target label and is most likely valid (the
+        first such on a tie; the first success without estimates)."""
+        target = self.setup.target_label
+        won = [k for k, q in enumerate(queried) if q.prediction.label != target]
+        return max(won, key=lambda k: (estimates[queried[k].text].probability if queried[k].text in estimates
+                                       else -1.0, -k))
 
     def _reference(self) -> float:
         """The ranking scorer's score of the original H (the fluency floor's reference), scored once."""

@@ -61,6 +61,7 @@ class SearchSection:
     min_validity: float
     validity_weight: float
     max_backtracks: int
+    success_pool: int
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,9 @@ class Settings:
     # not follow (the lowest target probability), at most this many times per pair; 0 is the
     # paper's greedy search, which stops there.
     max_backtracks: int = 3
+    # After a round's first success, ask this many more of its candidates and keep the success the
+    # validity estimate rates most likely valid (0: the first success, as the paper; needs an estimate).
+    success_pool: int = 0
     wordnet_distance: int = 2
     wordnet_senses: int = 1
     wsd: str = "context"

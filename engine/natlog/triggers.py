@@ -522,7 +522,12 @@ def _scene_numeral(sentence: ParsedSentence, number: Token, noun: Token) -> bool
 def _main_subject(sentence: ParsedSentence, noun: Token) -> bool:
     """Whether ``noun`` is the subject of the main clause (or of a clause coordinated with it, or of
     the clause a truth frame holds: "It is not true that a man sleeps" is still about the man the
-    premise shows, as the sentence negation that wrote it meant)."""
+    premise shows, as the sentence negation that wrote it meant). The head noun of a caption
+    fragment ("Two kids playing on the playground", "A man in a red hat") counts too: the caption
+    shows it as a clause shows its subject, and a participle after it is its predicate
+    (:func:`recovered_predicate`)."""
+    if noun.head == 0 and noun.upos in ("NOUN", "PROPN"):
+        return True
     if _base(noun.deprel) not in ("nsubj", "nsubj:pass") and noun.deprel not in ("nsubj", "nsubj:pass"):
         return False
     clause = sentence.token(noun.head) if noun.head else None

@@ -20,6 +20,7 @@ from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import SETUPS, get_setup
 from engine.parse import parse
 from engine.ranking.models import lm_dtype
+from engine.validity.features import ValidityInput
 from engine.victim.model import Victim, load_victim
 from tests.tiny_models import build_tiny_classifier
 
@@ -117,6 +118,34 @@ def test_label_flip_succeeds_with_a_derivation(victim: Victim, tools: AttackTool
     first = result.rounds[0]
     assert first.queried[0].text == first.candidates[0].text
     assert [c.score for c in first.candidates] == sorted(c.score for c in first.candidates)
+
+
+def test_a_success_pool_keeps_the_success_most_likely_valid(tmp_path: Path, tools: AttackTools, settings,
+                                                            shared_data: Path) -> None:
+    """With ``success_pool`` the round asks that many more candidates after its first success (each a
+    query) and keeps the success the validity estimate rates highest; 0 keeps the first, as the paper."""
+    assert tools.gate is not None
+    says_entailment = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(3.0, 0.0, 0.0))),
+                                  settings=settings)
+    pair = next(p for p in read_pairs(shared_data / "snli_test.tsv", "snli")
+                if p.label == "entailment" and p.hypothesis == "A man is playing a guitar.")
+
+    def run(pool: int):
+        return attack_pair(pair.premise, pair.hypothesis, "entailment", get_setup("E2N"), says_entailment, tools,
+                           small(settings, top_k=12, success_pool=pool))
+
+    first, pooled = run(0), run(3)
+    assert first.status == pooled.status == "success"  # this victim misses every neutral H*
+    assert first.queries == 2 and first.rounds[0].chosen == 0
+    (round_,) = pooled.rounds
+    assert len(round_.queried) == 4 and pooled.queries == 5  # the original pair, the first success, 3 more
+    estimates = [tools.gate.estimator.estimate([ValidityInput(pair.premise, pair.hypothesis, q.text,
+                                                              (c.operator,), "neutral", 1)])[0].probability
+                 for q, c in zip(round_.queried, round_.candidates)]
+    assert round_.chosen == max(range(4), key=lambda k: (estimates[k], -k)) != 0  # not the first here
+    assert pooled.adversarial_hypothesis == round_.candidates[round_.chosen].text
+    assert pooled.adversarial == round_.queried[round_.chosen].prediction
+    assert round_.queried[0].text == first.adversarial_hypothesis  # the same order, only the pick differs
 
 
 def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim, tools: AttackTools, settings,

@@ -71,6 +71,13 @@ def test_a_recipe_stored_before_a_field_existed_reads_it_as_the_code_then_did(se
     del stored["lexicon"]["wsd_margin"]
     assert AttackRecipe.from_json(stored, wide).lexicon.wsd_margin == 0.0
     assert AttackRecipe.from_json(load_recipe("default", wide).to_json(), settings).lexicon.wsd_margin == 0.1
+    # and a run stored before success_pool keeps its rounds' first successes
+    pooled = load_recipe("default", settings.with_overrides(success_pool=4)).to_json()
+    assert pooled["search"]["success_pool"] == 4
+    assert AttackRecipe.from_json(pooled, settings).search.success_pool == 4
+    del pooled["search"]["success_pool"]
+    assert AttackRecipe.from_json(pooled, settings.with_overrides(success_pool=4)).search.success_pool == 0
+    assert load_recipe("natlog2023", settings.with_overrides(success_pool=4)).search.success_pool == 0
 
 
 def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> None:

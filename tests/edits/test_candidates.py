@@ -142,6 +142,17 @@ def test_deletions_only_where_polarity_allows(settings: Settings) -> None:
     assert all(c.relation is Relation.REVERSE for c in by(reverse, "Deletion"))
 
 
+def test_the_predicate_of_be_is_no_modifier(settings: Settings) -> None:
+    """"outdoors" in "The rider is outdoors" is the clause's predicate: deleting it leaves "The rider
+    is." A second complement, or an existential "there", leaves a clause, so that one still goes."""
+    assert not by(generate("The rider is outdoors.", "E2E", settings), "Deletion")
+    assert not by(generate("The man is in the park.", "E2E", settings), "Deletion")
+    both = {c.text for c in by(generate("The old man is outside in the park.", "E2E", settings), "Deletion")}
+    assert both == {"The old man is in the park.", "The old man is outside."}  # either leaves a predicate
+    assert "There is a dog." in {c.text for c in by(generate("There is a dog in the park.", "E2E", settings),
+                                                    "Deletion")}
+
+
 def test_substitutions_keep_the_inflection(settings: Settings) -> None:
     found = generate("Some dogs barked.", "E2E", settings)
     nouns = by(found, "PerturbHyper", "dogs")

@@ -96,3 +96,28 @@ def test_only_a_bare_main_clause_numeral_or_plural_reads_as_the_scene(settings) 
     assert "bare plural (scene)" in names("Uniformed people are eating.")
     assert "bare plural (scene)" not in names("A man says that dogs bark.")  # an embedded subject
     assert "bare plural (scene)" not in names("A man drinks water.")         # an object mass noun
+
+
+@pytest.mark.parametrize(("premise", "hypothesis", "existential", "scene"), [
+    # a caption fragment ("Two kids playing ..."): its head noun is the group or the one the scene
+    # shows, as a clause's subject is, and the participle after it is its predicate
+    ("Two dogs running in a field.", "Two animals running in a field.", "unknown", "⊏"),
+    ("Two kids playing on the playground.", "Two kids playing.", "unknown", "⊏"),
+    ("Two men playing soccer.", "Three men playing soccer.", "|", "|"),  # the number still counts
+    ("A dog running in a field.", "A cat running in a field.", "#", "|"),  # the same animal
+])
+def test_a_caption_fragment_reads_as_the_scene(settings, premise, hypothesis, existential, scene) -> None:
+    assert relation(premise, hypothesis, settings, "existential") == existential
+    assert relation(premise, hypothesis, settings, "scene") == scene
+
+
+def test_only_a_fragment_head_reads_as_the_scene(settings) -> None:
+    def marks(text: str, reading: str = "scene") -> str:
+        marked = polarize(parse(text, settings=settings), conventions=Conventions(indefinite=reading))
+        return " ".join(t.marked for t in marked.tokens)
+
+    assert marks("Two kids playing on the playground.").startswith("Two= kids↑ playing↑")
+    assert marks("Two kids playing on the playground.", "existential").startswith("Two= kids= playing=")
+    # a numeral inside the fragment's predicate is an object's: read as it was
+    for reading in ("scene", "existential"):
+        assert marks("A man carrying two boxes.", reading) == "A↑ man↑ carrying↑ two= boxes↑ .↑"

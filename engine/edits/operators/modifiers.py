@@ -17,7 +17,7 @@ from engine.lexicon import relatives as lexicon
 from engine.lexicon.relatives import LIGHT_VERBS, NON_INTERSECTIVE
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
-from engine.parse import ParsedSentence
+from engine.parse import ParsedSentence, Token
 
 DELETABLE = ("amod", "advmod", "nmod", "obl", "acl", "compound")
 SINGULAR_INDEFINITE = frozenset({"a", "an", "one"})
@@ -40,6 +40,8 @@ def _deletable(ctx: EditContext, child_id: int) -> list[int] | None:
         return None
     if base in ("nmod", "obl") and not sentence.children(child_id, "case"):
         return None
+    if predicate_of_be(sentence, child):
+        return None
     ids = [t.id for t in sentence.subtree(child_id)]
     if ids[-1] - ids[0] != len(ids) - 1:
         return None
@@ -49,6 +51,23 @@ def _deletable(ctx: EditContext, child_id: int) -> list[int] | None:
     if any(span & set(t.triggers) and not set(t.triggers) <= span for t in ctx.polarized.triggers):
         return None  # a word of a multiword trigger is no modifier ("at" of "at least 3": "Least 3 ...")
     return [j - 1 for j in ids]
+
+
+# Dependents of "be" that complete it: what is left of the clause when one is deleted.
+BE_COMPLEMENTS = frozenset({"advmod", "obl", "nmod", "xcomp", "obj", "attr", "acomp", "ccomp", "csubj"})
+
+
+def predicate_of_be(sentence: ParsedSentence, child: Token) -> bool:
+    """Whether ``child`` is the only complement of a copular "be" ("The rider is outdoors", "The man is
+    in the park"): the clause's predicate, not a modifier; deleting it leaves "The rider is."
+    ("There is a man in the park" keeps "There is a man")."""
+    if not child.head:
+        return False
+    head = sentence.token(child.head)
+    if head.lemma.lower() != "be" or sentence.children(head.id, "expl"):
+        return False
+    return not any(c.id != child.id and c.deprel.split(":")[0] in BE_COMPLEMENTS
+                   and c.lemma.lower() not in NEGATION_WORDS for c in sentence.children(head.id))
 
 
 @register_operator
