@@ -45,7 +45,8 @@ from engine.api import get_settings
 from engine.attack.recipe import AttackRecipe, load_recipe
 from engine.attack.search import AttackTools, attack_pair
 from engine.core.errors import InputError
-from engine.core.settings import Settings
+from engine.core.resources import ResourceError
+from engine.core.settings import Settings, SettingsError
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import SETUPS, get_setup
@@ -482,7 +483,11 @@ def main() -> None:
     a.add_argument("second", type=Path)
     a.set_defaults(func=agreement)
     args = parser.parse_args()
-    args.func(args)
+    try:
+        args.func(args)
+    except (InputError, ResourceError, SettingsError) as exc:
+        # A missing victim, data file or bad setting is one line, as in the engine's CLI.
+        raise SystemExit(f"error: {exc}") from None
 
 
 if __name__ == "__main__":

@@ -139,3 +139,16 @@ def test_a_sample_stratified_by_a_word_keeps_whole_words_only() -> None:
     assert [k for _, k, _ in validity.having_words(pool, "or")] == [0, 2]
     assert [k for _, k, _ in validity.having_words(pool, " or , and ")] == [0, 2]
     assert validity.having_words(pool, "") == pool
+
+
+def test_a_missing_data_folder_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "NATLOG_SHARED_DATA_DIR": str(tmp_path / "no-data")}
+    done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "validity.py"), "generate", "--per-setup", "1",
+                           "--out", str(tmp_path / "run.jsonl")], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert done.stderr.strip().splitlines()[-1] == f"error: {tmp_path / 'no-data' / 'snli_test.tsv'}: no such data file"
+    assert not (tmp_path / "run.jsonl").exists()
