@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -142,10 +145,6 @@ def test_a_sample_stratified_by_a_word_keeps_whole_words_only() -> None:
 
 
 def test_a_missing_data_folder_is_one_line_not_a_traceback(tmp_path: Path) -> None:
-    import os
-    import subprocess
-    import sys
-
     env = {**os.environ, "NATLOG_SHARED_DATA_DIR": str(tmp_path / "no-data")}
     done = subprocess.run([sys.executable, str(PROJECT_ROOT / "bench" / "validity.py"), "generate", "--per-setup", "1",
                            "--out", str(tmp_path / "run.jsonl")], env=env, capture_output=True, text=True, timeout=300)
