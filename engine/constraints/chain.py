@@ -26,11 +26,14 @@ from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import ClassVar, TypeVar
 
 from engine.core.registry import Configurable, Registry
-from engine.core.settings import Settings
+from engine.core.settings import DEFAULT_SETTINGS, Settings
 from engine.core.vocab import NLILabel
+from engine.core.wordnet import wordnet as lexicon_wordnet
+from engine.edits.operators.negation import NEGATION_PREFIXES
 from engine.edits.records import Candidate
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import Relation, join_sets
@@ -173,22 +176,56 @@ def content_words(text: str) -> set[str]:
     return {w for w in (t.strip(".,;:!?\"'").lower() for t in text.split()) if w.isalpha() and w not in STOP_WORDS}
 
 
+#: Words of spaCy's stop list that say something an NLI label turns on: numbers, quantifiers,
+#: verbs, places and frequencies ("two", "every", "move", "behind", "always"). What is left of the
+#: list is function words and negation.
+SAYING_STOP_WORDS = frozenset(
+    "one two three four five six seven eight nine ten eleven twelve fifteen twenty forty fifty sixty hundred "
+    "first third last next former latter every all each most many few several both call give go keep make made "
+    "move put say see show take used using get alone together behind front back bottom top side empty full "
+    "serious whole part name amount always often sometimes once".split())
+#: The negation frames' own words ("It is not true that ..."), which say nothing of the scene.
+FRAME_WORDS = frozenset({"true", "false"})
+_SAID = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def said_words(text: str, settings: Settings | None = None) -> set[str]:
+    """What a sentence says, as words: its lower-cased words and numbers (hyphenated words whole)
+    in their WordNet base form ("sweeps" -> "sweep"), less function words, negation and the
+    negation frames' words (spaCy's stop list, but for :data:`SAYING_STOP_WORDS`; :data:`FRAME_WORDS`)."""
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    return {_base_form(w, settings or DEFAULT_SETTINGS) for w in _SAID.findall(text.lower())
+            if (w not in STOP_WORDS or w in SAYING_STOP_WORDS) and w not in FRAME_WORDS}
+
+
+@lru_cache(maxsize=65536)
+def _base_form(word: str, settings: Settings) -> str:
+    wordnet = lexicon_wordnet(settings)
+    return next((base for pos in ("v", "n", "a", "r") if (base := wordnet.morphy(word, pos))), word)
+
+
 @register_constraint
 class PremiseCheck(Constraint):
-    """For a neutral target: keep the candidates whose new words bring content P does not already have.
+    """For a neutral target: keep the candidates whose new words bring content P does not already
+    have, and that say something P does not talk about.
 
-    An edit that makes H stronger with words of P ("a man sweeps" -> "a man in a red shirt sweeps"
-    when P mentions the red shirt) likely leaves P entailing H*, so it could not be neutral.
+    - An edit that makes H stronger with words of P ("a man sweeps" -> "a man in a red shirt sweeps"
+      when P mentions the red shirt) likely leaves P entailing H*, so it could not be neutral.
+    - An H* whose every word P has (:func:`said_words`) is about what P describes, and P decides it
+      one way or the other: "There is no lion pacing in a pen" -> "There is no lion" when P shows a
+      lion (a contradiction), "No public money was used." when P says so (an entailment).
     """
 
     name = "premise-check"
-    description = "neutral targets: the edit adds content P does not have"
+    description = "neutral targets: the edit adds content P does not have, and H* says something P does not"
 
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
         if check.setup.target_label != NLILabel.NEUTRAL or not check.premise:
             return list(candidates)
-        known = content_words(check.premise)
-        return [c for c in candidates if not (new := content_words(c.new)) or not new <= known]
+        known, said = content_words(check.premise), said_words(check.premise, check.settings)
+        return [c for c in candidates if (not (new := content_words(c.new)) or not new <= known)
+                and not said_words(c.text, check.settings) <= said]
 
 
 @register_constraint
@@ -253,6 +290,9 @@ class ReparseCheck(Constraint):
     name = "reparse-check"
     description = "re-parsed H*: the edited word keeps its role, the main clause its head"
 
+    #: The negation frames a sentence-level edit puts before H ("It is not true that ...").
+    FRAMES = tuple(tuple(prefix.lower().split()) for prefix in NEGATION_PREFIXES)
+
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
         source = check.source
         if source is None:
@@ -261,10 +301,11 @@ class ReparseCheck(Constraint):
         root = original.root
         kept = []
         # One batch through the parser for the whole round (memoised: later rounds reuse them).
-        parsed = dict(zip((c.text for c in candidates if c.site is not None),
-                          parse_many([c.text for c in candidates if c.site is not None], settings=check.settings)))
+        checked = [c.text for c in candidates if c.site is not None or _framed(c) is not None]
+        parsed = dict(zip(checked, parse_many(checked, settings=check.settings)))
         for c in candidates:
-            if c.site is None:
+            frame = _framed(c) if c.site is None else None
+            if c.site is None and frame is None:
                 kept.append(c)
                 continue
             again = parsed.get(c.text)
@@ -273,9 +314,47 @@ class ReparseCheck(Constraint):
             if len(again.tokens) != len(c.words):
                 kept.append(c)  # tokenised differently: no word-by-word alignment to check
                 continue
-            if _keeps_roles(original, again, c, root.id - 1 if root is not None else None):
+            if frame is not None:
+                if _frame_governs(again, c, frame):
+                    kept.append(c)
+            elif _keeps_roles(original, again, c, root.id - 1 if root is not None else None):
                 kept.append(c)
         return kept
+
+
+def _framed(c: Candidate) -> int | None:
+    """For a sentence-level edit that puts a negation frame before H and also edits H's words
+    (DoubleNegation: "It is not true that the man does not sleep"), the index of the frame's
+    adjective in H*; None for any other candidate."""
+    if c.site is not None or c.span[0] != 0 or c.span[1] == 0:
+        return None
+    lowered = tuple(w.lower() for w in c.words)
+    for frame in ReparseCheck.FRAMES:
+        if lowered[: len(frame)] == frame:
+            return len(frame) - 2
+    return None
+
+
+def _frame_governs(again: ParsedSentence, c: Candidate, adjective: int) -> bool:
+    """Whether, in H* as parsed again, the negation the edit put into H's words still negates the
+    clause under the frame ("It is not true that the man does *not* sleep"), not a relative clause
+    or a noun's modifier the parser had taken for the main clause ("most animals who some bat *did
+    not hit* were sad"): no word between the negation and the frame's adjective is a clause that
+    modifies a noun."""
+    frame_words = adjective + 2
+    negation = next((k for k in range(max(frame_words, c.new_span[0]), c.new_span[1])
+                     if again.tokens[k].text.lower() in ("not", "n't", "no")), None)
+    if negation is None:
+        return True
+    seen: set[int] = set()
+    node = again.tokens[negation].head
+    while node and node not in seen and node - 1 != adjective:
+        seen.add(node)
+        token = again.token(node)
+        if token.deprel.split(":")[0] == "acl":
+            return False
+        node = token.head
+    return True
 
 
 def _aligned(index: int, c: Candidate) -> int | None:
@@ -288,20 +367,69 @@ def _aligned(index: int, c: Candidate) -> int | None:
     return None
 
 
+def _same_clause_head(original: ParsedSentence, again: ParsedSentence, c: Candidate, root: int, new_root: int) -> bool:
+    """Whether H*'s parse heads the main clause with a word that stands for H's head after all:
+
+    - a caption fragment read either way: "A man walking." is parsed as a clause (root "walking",
+      "man" its subject) and "A man walking through a station." as a noun phrase (root "man",
+      "walking" its participle); the edit did not change which words carry the sentence;
+    - a deleted first conjunct that held H's head ("A man is crouching and holding a camera" ->
+      "A man is holding a camera", "It was a long race and Stefan managed it" -> "Stefan managed
+      it"): the surviving conjunct heads H*.
+    """
+    head = original.tokens[root]
+    for k, token in enumerate(original.tokens):
+        if token.head - 1 != root:
+            continue
+        kind = token.deprel.split(":")[0]
+        participle = kind == "acl" and head.upos in ("NOUN", "PROPN", "PRON") and token.upos == "VERB"
+        subject = kind == "nsubj" and head.upos == "VERB" and token.upos in ("NOUN", "PROPN", "PRON")
+        survivor = (kind == "conj" and c.span[0] <= root < c.span[1] and not c.span[0] <= k < c.span[1]
+                    and c.new_span[1] - c.new_span[0] < c.span[1] - c.span[0])
+        if (participle or subject or survivor) and _aligned(k, c) == new_root:
+            if survivor:
+                return True
+            # The two words swapped roles: the old head (or the word that replaced it) now hangs on the new one.
+            where = _mapped(root, again, c)
+            return where is not None and again.tokens[where].head - 1 == new_root
+    return False
+
+
+def _mapped(index: int, again: ParsedSentence, c: Candidate) -> int | None:
+    """Where word ``index`` of H is in H*: aligned outside the edit; for the one word a
+    substitution replaced, the head of its replacement (None when there is none)."""
+    where = _aligned(index, c)
+    if where is not None or c.span[1] - c.span[0] != 1 or c.new_span[1] <= c.new_span[0]:
+        return where
+    heads = [k for k in range(*c.new_span) if not c.new_span[0] <= again.tokens[k].head - 1 < c.new_span[1]]
+    return heads[0] if len(heads) == 1 else None
+
+
+#: A caption fragment and the clause it can also be read as swap these roles: "A man walking"
+#: is a noun with its participle (root, acl) or a clause (nsubj, root).
+_SWAPPED_ROLES = ({"root", "nsubj"}, {"root", "acl"})
+
+
 def _keeps_roles(original: ParsedSentence, again: ParsedSentence, c: Candidate, root: int | None) -> bool:
     new_root = again.root
     if root is not None and new_root is not None:
         where = _aligned(root, c)
         moved = (where is not None and new_root.id - 1 != where
                  or where is None and not c.new_span[0] <= new_root.id - 1 < c.new_span[1])
-        if moved:
+        swapped = moved and _same_clause_head(original, again, c, root, new_root.id - 1)
+        if moved and not swapped:
             return False
+    else:
+        swapped = False
     start, end = c.span
     if c.edit_kind == "substitution" and end - start == 1 and c.new_span[1] > c.new_span[0]:
         old = original.tokens[start]
         span = range(c.new_span[0], c.new_span[1])
         heads = [again.tokens[k] for k in span if not (c.new_span[0] <= again.tokens[k].head - 1 < c.new_span[1])]
-        if len(heads) != 1 or _role(heads[0].upos, heads[0].deprel) != _role(old.upos, old.deprel):
+        if len(heads) != 1:
+            return False
+        (cls, rel), (old_cls, old_rel) = _role(heads[0].upos, heads[0].deprel), _role(old.upos, old.deprel)
+        if cls != old_cls or rel != old_rel and not (swapped and {rel, old_rel} in _SWAPPED_ROLES):
             return False
         if old.upos == "VERB" and old.xpos.startswith("VB") and verb_lemma(c.words[c.new_span[0]], old.xpos) is None:
             return False  # the verb slot's tag asks for a form this word is not ("to stuck")

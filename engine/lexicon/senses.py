@@ -44,11 +44,15 @@ class SenseContext:
     """Where a word is used: its sentence, and the premise when there is one. ``animate``: the
     sentence asks for someone there (the word is the subject of a verb WordNet gives only
     "Somebody ----s" frames, or the antecedent of "who"), so only its person, animal and group
-    senses are readings (:func:`readings`): "a bat sniffed" is the animal, never the at-bat."""
+    senses are readings (:func:`readings`): "a bat sniffed" is the animal, never the at-bat.
+    ``physical``: a colour word modifies it, so only its physical senses are."""
 
     sentence: str
     premise: str | None = None
     animate: bool = False
+    #: The word is coloured ("a brown bat"): only its senses that are physical things are readings
+    #: (a bat or a club, never the at-bat, a turn at batting).
+    physical: bool = False
 
     @property
     def text(self) -> str:
@@ -77,8 +81,26 @@ def readings(lemma: str, upos: str, context: SenseContext, settings: Settings) -
     found = candidate_senses(lemma, upos, settings)
     if context.animate and upos == "NOUN":
         animate = [s for s in found if s.lexname() in ANIMATE_LEXNAMES]
-        return animate or found
+        found = animate or found
+    if context.physical and upos == "NOUN":
+        physical = [s for s in found if is_physical(s)]
+        found = physical or found
     return found
+
+
+PHYSICAL_ENTITY = "physical_entity.n.01"
+
+
+def is_a(synset: Synset, name: str) -> bool:
+    """Whether the synset called ``name`` is ``synset`` or one of its hypernyms (instance
+    hypernyms too)."""
+    return any(name in {s.name() for s in path} for path in synset.hypernym_paths())
+
+
+def is_physical(synset: Synset) -> bool:
+    """Whether a noun sense is a physical thing (WordNet's physical_entity.n.01 is among its
+    hypernyms): what a colour can be said of."""
+    return is_a(synset, PHYSICAL_ENTITY)
 
 
 def sense_count(synset: Synset, lemma: str) -> int:

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from engine.attack.search import AttackTools, allowed_next, attack_pair, start_search
-from engine.constraints.chain import CheckContext, ConstraintChain, PremiseCheck, RelationGuard
+from engine.constraints.chain import CheckContext, ConstraintChain, PremiseCheck, RelationGuard, said_words
 from engine.core.errors import InputError
 from engine.data.readers import read_pairs
 from engine.edits.candidates import generate_candidates
@@ -80,8 +80,29 @@ def test_premise_check_keeps_neutral_targets_neutral(settings) -> None:
     kept = {c.text for c in check.keep(found, CheckContext(e2n, premise))}
     texts = {c.text for c in found}
     assert "A man in a red shirt sweeps." in texts and "A man in a red shirt sweeps." not in kept
-    assert "A man with a hat sweeps." in kept and "It is not true that a man does not sweep." in kept
+    assert "A man with a hat sweeps." in kept
+    # An H* that says only what P talks about is decided by P: the double negation of "A man sweeps"
+    # says that a man sweeps, which P entails.
+    assert "It is not true that a man does not sweep." in texts and "It is not true that a man does not sweep." not in kept
     assert check.keep(found, CheckContext(get_setup("C2C"), premise)) == found  # P contradicts every stronger H*
+
+
+def test_premise_check_drops_what_the_premise_decides(settings) -> None:
+    """N2N: "There is no lion pacing tiredly in a pen" is neutral to "A lion is slowly walking";
+    deleting the participle gives "There is no lion", which P contradicts. Deleting "tiredly" keeps
+    the pen, which P does not mention."""
+    n2n = get_setup("N2N")
+    found = generate_candidates(polarize(parse("There is no lion pacing tiredly in a pen", settings=settings)),
+                                n2n.relations, settings=settings, setup="N2N")
+    texts = {c.text for c in found}
+    kept = {c.text for c in PremiseCheck().keep(found, CheckContext(n2n, "A lion is slowly walking", settings=settings))}
+    assert "There is no lion" in texts and "There is no lion" not in kept
+    assert kept and all("pen" in t or "pace" in t or "pacing" in t for t in kept)
+    # Base forms count: "walks" in H* is what "walking" in P says.
+    assert said_words("A lion walks.", settings) <= said_words("A lion is slowly walking", settings)
+    assert said_words("It is not true that there is no lion.", settings) == {"lion"}
+    assert "two" in said_words("Two men re-entered the room", settings) and "re-enter" in said_words(
+        "Two men re-entered the room", settings)
 
 
 def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, settings, shared_data: Path) -> None:

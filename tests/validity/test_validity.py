@@ -115,6 +115,61 @@ def test_prepositional_verbs_need_their_object(settings: Settings, chooser: Sens
         assert not [t for t in found if "looking for on" in t or "looking at on" in t]
 
 
+def test_a_passive_verb_takes_only_transitive_substitutes(settings: Settings, chooser: SenseChooser) -> None:
+    # "triumph" has no frame with an object: "The marathon was triumphed by Baldini" is not English.
+    for chosen in (None, chooser):
+        found = texts("That men's marathon was won by Italian Stefano Baldini in 2 hours.", "C2C", settings, chosen)
+        swapped = [t for t in found if " was won by " not in t and " by Italian" in t]
+        assert swapped, "transitive hyponyms of 'win' are still offered"
+        assert not [t for t in swapped if "triumphed" in t or "prevailed" in t]
+    # The active verb with no object keeps its intransitive substitutes.
+    active = texts("Baldini won in 2 hours.", "N2N", settings, None)
+    assert any(t.startswith("Baldini triumphed") for t in active)
+
+
+def test_reparse_check_takes_a_fragment_read_as_a_clause_and_a_surviving_conjunct(settings: Settings) -> None:
+    # "A man walking." parses as a clause (root "walking") though "A man walking through a transit
+    # station." parses as a noun with its participle (root "man"): the main clause has not moved.
+    # A deleted first conjunct leaves the second to head the sentence.
+    cases = [("A man walking through a transit station.", "E2E", "A man walking."),
+             ("A man walking through a transit station.", "E2E", "An adult walking through a transit station."),
+             ("A man is crouching and holding a camera", "E2E", "A man is holding a camera"),
+             ("It was a long race and Stefan managed to complete it.", "E2E", "Stefan managed to complete it.")]
+    for text, name, wanted in cases:
+        setup = get_setup(name)
+        source = polarize(parse(text, settings=settings))
+        found = [c for c in generate_candidates(source, setup.relations, settings=settings, setup=name)
+                 if c.text == wanted]
+        assert found, wanted
+        assert ReparseCheck().keep(found, CheckContext(setup, source=source, settings=settings)) == found, wanted
+    # A substitute that the parser reads as a modifier of the participle still changes the clause.
+    source = polarize(parse("A man drinking coconut water.", settings=settings))
+    setup = get_setup("C2C")
+    found = [c for c in generate_candidates(source, setup.relations, settings=settings, setup="C2C")
+             if c.text == "A dandy drinking coconut water."]
+    assert found and ReparseCheck().keep(found, CheckContext(setup, source=source, settings=settings)) == []
+
+
+def test_double_negation_is_kept_out_of_a_relative_clause(settings: Settings) -> None:
+    setup = get_setup("E2E")
+    # The small parser takes the relative clause's verb "hit" for the main one, so DoubleNegation
+    # negates it; re-parsed, that negation sits in a relative clause, and the candidate is dropped.
+    source = polarize(parse("most brown animals who some brown bat hit were sad", settings=settings))
+    framed = [c for c in generate_candidates(source, setup.relations, settings=settings, setup="E2E")
+              if c.operator == "DoubleNegation"]
+    assert framed and all("did not hit" in c.text for c in framed)
+    assert ReparseCheck().keep(framed, CheckContext(setup, source=source, settings=settings)) == []
+    # A main clause's negation stays: on a plain verb, a copula and an existential, and after a
+    # subject that has a relative clause of its own.
+    for text in ("The dog runs through the water.", "The children are outdoors.", "There are kids outside playing",
+                 "The man who sold the car is sleeping.", "The dog that the boy saw ran."):
+        source = polarize(parse(text, settings=settings))
+        framed = [c for c in generate_candidates(source, setup.relations, settings=settings, setup="E2E")
+                  if c.operator == "DoubleNegation"]
+        assert framed, text
+        assert ReparseCheck().keep(framed, CheckContext(setup, source=source, settings=settings)) == framed, text
+
+
 def test_reparse_check_drops_an_edit_that_breaks_the_clause(settings: Settings) -> None:
     source = polarize(parse("A man is attempting to stick to the wall.", settings=settings))
     good = generate_candidates(source, get_setup("E2E").relations, settings=settings)

@@ -14,7 +14,7 @@ from engine.edits.records import Edit, EditContext
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.inflection import inflect, is_mass_noun
 from engine.lexicon.relatives import LIGHT_VERBS, NON_INTERSECTIVE
-from engine.lexicon.senses import SenseContext, choose_senses, rival_senses
+from engine.lexicon.senses import SenseContext, choose_senses, is_a, rival_senses
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
 from engine.parse import ParsedSentence
@@ -85,9 +85,9 @@ def fits_slot(sentence: ParsedSentence, tok: PolarizedToken, rel: lexicon.Lexica
     - a mass noun takes no "a/an" ("an equipment"), and a bare singular slot ("didn't get cake")
       takes no count noun ("didn't get artifact");
     - a verb keeps the slot's valency, by WordNet's sentence frames: where the original has a
-      direct object the substitute must take one, and where it has none the substitute must do
-      without ("Maria hasn't wolfed down", "is looking for on the bank", "songs cradled in the
-      semi-finals").
+      direct object (or is passive) the substitute must take one, and where it has none the
+      substitute must do without ("Maria hasn't wolfed down", "is looking for on the bank", "songs
+      cradled in the semi-finals", "the marathon was triumphed by").
     """
     t = tok.token
     if t.upos == "NOUN" and t.xpos == "NN":
@@ -98,7 +98,10 @@ def fits_slot(sentence: ParsedSentence, tok: PolarizedToken, rel: lexicon.Lexica
             return False
     if t.upos == "VERB":
         frames = verb_frames(rel, settings)
-        has_object = bool(sentence.children(t.id, "obj") or sentence.children(t.id, "iobj"))
+        # A passive verb's subject is its object ("The marathon was won by ..."): it takes a
+        # transitive substitute, never "was triumphed by".
+        has_object = bool(sentence.children(t.id, "obj") or sentence.children(t.id, "iobj")
+                          or any(c.deprel in ("nsubj:pass", "aux:pass") for c in sentence.children(t.id)))
         clausal = bool(sentence.children(t.id, "ccomp") or sentence.children(t.id, "xcomp"))
         if " " in rel.lemma and rel.lemma.split()[-1].lower() in PREPOSITIONS and not has_object:
             return False
@@ -206,14 +209,31 @@ def asks_for_someone(sentence: ParsedSentence, token: Token, settings: Settings)
                if clause.deprel.startswith("acl") for c in sentence.children(clause.id))
 
 
+@lru_cache(maxsize=4096)
+def is_colour(word: str, settings: Settings) -> bool:
+    """Whether the word names a colour: one of its noun senses is a kind of colour.n.01 ("brown",
+    "black", "white", "red")."""
+    return any(is_a(synset, "color.n.01") for synset in lexicon.wordnet(settings).synsets(word.lower(), "n"))
+
+
+def coloured(sentence: ParsedSentence, token: Token, settings: Settings) -> bool:
+    """Whether a colour word modifies the noun ("a brown bat", "black or white bats")."""
+    words = sentence.children(token.id, "amod")
+    words += [c for w in list(words) for c in sentence.children(w.id, "conj") if c.upos == "ADJ"]
+    return any(w.upos == "ADJ" and is_colour(w.text, settings) for w in words)
+
+
 def sense_context(ctx: EditContext, token: Token | None = None) -> SenseContext:
-    """The word's :class:`SenseContext`: H and P, and whether H asks for someone at ``token`` or at
-    another use of its noun (one sense per discourse: "each bat sniffed five bats" has no at-bats)."""
+    """The word's :class:`SenseContext`: H and P, whether H asks for someone at ``token`` or at
+    another use of its noun (one sense per discourse: "each bat sniffed five bats" has no at-bats),
+    and whether a colour word modifies one of its uses (a brown bat is a physical thing)."""
     sentence = ctx.polarized.sentence
-    animate = token is not None and token.upos == "NOUN" and any(
-        asks_for_someone(sentence, other, ctx.settings) for other in sentence.tokens
-        if other.upos == "NOUN" and other.lemma.lower() == token.lemma.lower())
-    return SenseContext(sentence.text, ctx.premise, animate)
+    uses = [other for other in sentence.tokens
+            if token is not None and token.upos == "NOUN" and other.upos == "NOUN"
+            and other.lemma.lower() == token.lemma.lower()]
+    animate = any(asks_for_someone(sentence, other, ctx.settings) for other in uses)
+    physical = any(coloured(sentence, other, ctx.settings) for other in uses)
+    return SenseContext(sentence.text, ctx.premise, animate, physical)
 
 
 def word_senses(ctx: EditContext, lemma: str, upos: str) -> tuple[str, ...]:
