@@ -51,10 +51,11 @@ def test_a_broken_estimate_file_is_one_line(tmp_path: Path) -> None:
         ValidityModel.load(bad)
 
 
-def test_the_shipped_estimate_matches_the_engine_features(tools: AttackTools) -> None:
+def test_the_shipped_estimate_matches_the_engine_features(tools: AttackTools, shared_data: Path) -> None:
     """Every feature the fitted file uses is one the engine computes, and the estimate still ranks
     the labelled items (a feature whose code drifted from the fit would not). 300 seeded items: the
-    labelled set grows after a fit, and smaller samples swing by ±0.04 in AUC."""
+    labelled set grows after a fit, and smaller samples swing by ±0.04 in AUC. The items' premises
+    and hypotheses are read from the shared data (``shared_data`` skips without it)."""
     from bench import validity
     from bench.validity_estimator import is_valid, labelled_items
 
