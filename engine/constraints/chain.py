@@ -301,10 +301,10 @@ class ReparseCheck(Constraint):
         root = original.root
         kept = []
         # One batch through the parser for the whole round (memoised: later rounds reuse them).
-        checked = [c.text for c in candidates if c.site is not None or _framed(c) is not None]
+        frames = [_framed(c) for c in candidates]
+        checked = [c.text for c, frame in zip(candidates, frames) if c.site is not None or frame is not None]
         parsed = dict(zip(checked, parse_many(checked, settings=check.settings)))
-        for c in candidates:
-            frame = _framed(c) if c.site is None else None
+        for c, frame in zip(candidates, frames):
             if c.site is None and frame is None:
                 kept.append(c)
                 continue
