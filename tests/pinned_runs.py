@@ -5,7 +5,8 @@ The pin was first recorded before the operator/constraint registry replaced the 
 (word senses in context, licensed relations, the re-parse check, the edit cap and fluency floor),
 and once more when the validity estimate came to order each round's candidates (v26,
 ``validity_weight = 2``), and when a dead end came to backtrack (v29, ``max_backtracks = 3``; with
-``max_backtracks = 0`` every case gave the pin before it).
+``max_backtracks = 0`` every case gave the pin before it), and when the ``verb-fit`` constraint
+came (v36: one round ranks 6 candidates instead of 10, every H*, query and outcome as before).
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.

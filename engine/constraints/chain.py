@@ -494,3 +494,59 @@ class InsertionFit(Constraint):
             if (n * math.log(c.score or math.inf) - base) / max(1, n - counts[0]) > self.insertion_cost
         }
         return [c for c in candidates if not (c.operator == "Insertion" and c.text in too_costly)]
+
+
+#: The WordNet swaps :class:`VerbFit` checks, and how many tokens after the verb it reads.
+VERB_SWAPS = frozenset({"PerturbHypo", "PerturbHyper", "PerturbSyno"})
+VERB_FIT_TOKENS = 3
+
+
+@register_constraint
+class VerbFit(Constraint):
+    """A verb that a WordNet swap puts in must take the words after it as the old verb did: the
+    ranking LM's mean negative log-likelihood of the next ``VERB_FIT_TOKENS`` tokens after the new
+    verb may exceed that after the old one by at most ``verb_fit_cost`` nats (0: off). A hyponym
+    or synonym of the right sense often takes other objects or particles ("A man is performing a
+    guitar", "The man is put on in summer clothing", "partake a maritime border"); the whole
+    sentence's perplexity hides that in one token, the words after the verb do not
+    (docs/validity.md). A verb with nothing after it passes."""
+
+    name = "verb-fit"
+    description = "a swapped verb makes the next tokens at most verb_fit_cost nats less likely"
+    parameters = ("verb_fit_cost",)
+
+    def __init__(self, verb_fit_cost: float = Settings.verb_fit_cost) -> None:
+        self.verb_fit_cost = verb_fit_cost
+
+    def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
+        if self.verb_fit_cost <= 0 or check.scorer is None or check.source is None:
+            return list(candidates)
+        tokens = check.source.tokens
+        words = [t.token.text for t in tokens]
+        swapped = [
+            c for c in candidates
+            if c.operator in VERB_SWAPS and c.site is not None and c.site < len(tokens)
+            and tokens[c.site].token.upos == "VERB" and c.span[1] < len(words) and c.new_span[1] < len(c.words)
+        ]
+        if not swapped:
+            return list(candidates)
+        pairs = []
+        for c in swapped:
+            pairs.append((" ".join(words[: c.span[1]]), " ".join(words[c.span[1]:])))
+            pairs.append((" ".join(c.words[: c.new_span[1]]), " ".join(c.words[c.new_span[1]:])))
+        unique = list(dict.fromkeys(pairs))
+        nll = dict(zip(unique, _continuation_nll(check.scorer, unique)))
+        misfit = {
+            id(c) for k, c in enumerate(swapped)
+            if nll[pairs[2 * k + 1]] - nll[pairs[2 * k]] > self.verb_fit_cost
+        }
+        return [c for c in candidates if id(c) not in misfit]
+
+
+def _continuation_nll(scorer: Scorer, pairs: Sequence[tuple[str, str]]) -> list[float]:
+    """The scorer's continuation NLL where it has one (a causal LM); 0 for every pair elsewhere, so
+    a masked-LM scorer lets every swap through."""
+    method = getattr(scorer, "continuation_nll", None)
+    if method is None:
+        return [0.0] * len(pairs)
+    return list(method(pairs, VERB_FIT_TOKENS))

@@ -139,6 +139,7 @@ class ComponentsSection:
     max_edits: int
     fluency_floor: float
     insertion_cost: float
+    verb_fit_cost: float
 
 
 @dataclass(frozen=True)
@@ -238,6 +239,9 @@ class Settings:
     validity_weight: float = 2.0
     fluency_floor: float = 3.0
     insertion_cost: float = 3.0
+    # A verb a WordNet swap puts in may make the next three tokens at most this many nats (mean per
+    # token) less likely to the ranking LM than after the verb it replaces (0: off; docs/validity.md).
+    verb_fit_cost: float = 2.0
     torch_threads: int = 0
     # Pages that need the offline victim queue its training when it is missing (``make run`` queues it
     # too); off: they say how to train it.

@@ -81,6 +81,7 @@ class CausalLMScorer:
         self._start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
         self._pad = tok.pad_token_id if tok.pad_token_id is not None else self._start
         self._memo: OrderedDict[str, float] = OrderedDict()
+        self._continued: OrderedDict[tuple[str, tuple[int, ...]], float] = OrderedDict()
         self.forward_passes = 0
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
@@ -133,6 +134,25 @@ class CausalLMScorer:
         prefixes = [[self._start, *tok(f"{prefix}\n", add_special_tokens=False)["input_ids"]] for prefix, _ in pairs]
         ids = [a + tok(text, add_special_tokens=False)["input_ids"] for a, (_, text) in zip(prefixes, pairs)]
         return self._mean_nll(ids, [len(a) for a in prefixes])
+
+    def continuation_nll(self, pairs: Sequence[tuple[str, str]], tokens: int = 3) -> list[float]:
+        """Mean negative log-likelihood of the first ``tokens`` tokens of each ``rest`` after its
+        ``head`` (the words before it, joined by a space): how well what follows a word fits it.
+        An empty ``rest`` gives NaN. Memoised per head and scored tokens (an H and the candidates
+        of later rounds share them); batched like :meth:`score`."""
+        tok = self.lm.tokenizer
+        keys = [
+            (head, tuple(tok(f" {rest}", add_special_tokens=False)["input_ids"][:tokens]) if rest else ())
+            for head, rest in pairs
+        ]
+        missing = list(dict.fromkeys(k for k in keys if k[1] and k not in self._continued))
+        if missing:
+            heads = [[self._start, *tok(head, add_special_tokens=False)["input_ids"]] for head, _ in missing]
+            values = self._mean_nll([h + list(tail) for h, (_, tail) in zip(heads, missing)], [len(h) for h in heads])
+            self._continued.update(zip(missing, values))
+            while len(self._continued) > self.cache_size:
+                self._continued.popitem(last=False)
+        return [self._continued[k] if k[1] else math.nan for k in keys]
 
 
 #: Tokens per chunk of :func:`_token_nll`: the chunk's float32 logits (64 x a 50k vocabulary,

@@ -114,6 +114,36 @@ def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackT
     assert InsertionFit(0).keep(found, default) == list(found)
 
 
+def test_verb_fit_drops_swapped_verbs_the_words_after_them_do_not_fit(settings, tools: AttackTools) -> None:
+    """A WordNet swap of "putting" gives "moving chicken into" and "setting chicken into": the
+    ranking LM finds the object after the new verb much less likely (real WordNet, real parse,
+    SmolLM2). The check drops exactly the verb swaps whose next three tokens cost more than the
+    limit, leaves every other candidate alone, and is off at 0."""
+    from engine.constraints.chain import VERB_FIT_TOKENS, VERB_SWAPS, VerbFit
+
+    polarized = polarize(parse("A man is putting chicken into the container", settings=settings))
+    found = generate_candidates(polarized, get_setup("E2E").relations, setup="E2E", settings=settings)
+    words = [t.token.text for t in polarized.tokens]
+    verbs = [c for c in found if c.operator in VERB_SWAPS and polarized.tokens[c.site].token.upos == "VERB"]
+    assert len(verbs) >= 2 and any(c not in verbs for c in found)
+    nll = tools.scorer.continuation_nll(
+        [pair for c in verbs for pair in ((" ".join(words[:c.span[1]]), " ".join(words[c.span[1]:])),
+                                          (" ".join(c.words[:c.new_span[1]]), " ".join(c.words[c.new_span[1]:])))],
+        VERB_FIT_TOKENS)
+    cost = {c.text: nll[2 * k + 1] - nll[2 * k] for k, c in enumerate(verbs)}
+    check = CheckContext(get_setup("E2E"), source=polarized, settings=settings, scorer=tools.scorer)
+    kept = VerbFit().keep(found, check)
+    dropped = {c.text for c in found} - {c.text for c in kept}
+    # (bfloat16 rounding moves a cost by a little: within 0.1 of the limit either way is fine.)
+    assert {"A man is moving chicken into the container", "A man is setting chicken into the container"} <= dropped
+    assert {t for t, v in cost.items() if v > settings.verb_fit_cost + 0.1} <= dropped
+    assert not dropped & {t for t, v in cost.items() if v <= settings.verb_fit_cost - 0.1}
+    assert [c for c in kept if c not in verbs] == [c for c in found if c not in verbs]
+    assert VerbFit(0).keep(found, check) == list(found)
+    limit = sorted(cost.values())[0] - 0.2  # below every cost: every verb swap goes, nothing else
+    assert VerbFit(limit).keep(found, check) == [c for c in found if c not in verbs]
+
+
 def test_no_repeat_drops_an_edit_that_doubles_a_word_h_does_not_double(settings, tools: AttackTools) -> None:
     """A second hyponym of "basketball" inside "professional basketball" gives "professional
     professional basketball" (real WordNet, real parse); a word H itself doubles stays allowed."""

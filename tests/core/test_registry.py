@@ -18,7 +18,7 @@ SNAPSHOT = {
                   "Insertion", "PredicateNegation", "SentenceNegation", "DoubleNegation", "ConjunctDeletion",
                   "DisjunctDeletion", "ConjunctInsertion", "DisjunctInsertion", "Commutation", "DeMorgan",
                   "PerturbQuant"],
-    "constraints": ["relation-guard", "premise-check", "max-edits", "no-repeat", "reparse-check", "fluency-floor", "insertion-fit"],
+    "constraints": ["relation-guard", "premise-check", "max-edits", "no-repeat", "reparse-check", "fluency-floor", "insertion-fit", "verb-fit"],
     "probe suites": ["conjnli", "equivalence", "fragments", "robustlr"],
     "parsers": ["spacy", "stanza"],
     "scorers": ["causal", "masked"],

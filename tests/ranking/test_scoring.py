@@ -70,6 +70,23 @@ def test_a_premise_makes_its_own_content_more_expected() -> None:
 
 
 @pytest.mark.slow
+def test_continuation_nll_reads_only_the_next_tokens_after_a_head() -> None:
+    """In float32: an object that fits the verb before it ("playing a guitar") costs less than
+    after a verb it does not fit ("performing a guitar"); only the first ``tokens`` tokens count;
+    an empty rest is NaN; batched equals one by one."""
+    lm = load_causal_lm("offline", dtype="float32")
+    scorer = CausalLMScorer(lm, max_tokens=10_000)
+    pairs = [("A man is playing", "a guitar"), ("A man is performing", "a guitar"),
+             ("A man is playing", "a guitar on the stage tonight"), ("A man is playing", "")]
+    fit, misfit, longer, empty = scorer.continuation_nll(pairs, tokens=2)
+    assert misfit - fit > 1.0
+    assert longer == pytest.approx(fit, rel=1e-4) and math.isnan(empty)
+    assert scorer.continuation_nll(pairs[2:3], tokens=6)[0] != pytest.approx(fit, rel=1e-2)
+    single = [CausalLMScorer(lm).continuation_nll([pair], tokens=2)[0] for pair in pairs[:3]]
+    assert [fit, misfit, longer] == pytest.approx(single, rel=1e-3)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize(("dtype", "tolerance"), [("float32", 1e-3), ("bfloat16", 0.1)])
 def test_causal_batched_equals_one_by_one(dtype: str, tolerance: float) -> None:
     """Padding must not change a score; bfloat16 rounds differently per batch shape (up to about 6 % here)."""
