@@ -21,6 +21,8 @@ source pair the labeller gave its gold label (an H* cannot keep a label its sour
 ``sample-candidates`` writes first-round candidates (no victim asked; SICK TEST pairs too), a few
 per pair with the rarest operators first: what the validity estimate is fitted on
 (``bench/validity_estimator.py``), since the search estimates candidates, not only winners.
+``verb-swaps`` writes first-round WordNet swaps of verbs with the ``verb-fit`` check's rise, for
+that check's held-out labels.
 """
 
 from __future__ import annotations
@@ -259,6 +261,53 @@ def sample_candidates(args: argparse.Namespace) -> None:
           file=sys.stderr)
 
 
+def verb_swaps(args: argparse.Namespace) -> None:
+    """First-round WordNet swaps of a verb (no victim asked, ``verb_fit_cost = 0`` so that the
+    check does not filter what it is measured on), at most ``--per-pair`` per pair in rank order,
+    none that ``--labels`` already covers, each with its rise (``verb_fit``: the ranking LM's
+    mean NLL of the next three tokens after the new verb minus after the old one). The held-out
+    check of the ``verb-fit`` constraint labelled every swap over the threshold and a random
+    draw of the rest (docs/validity.md)."""
+    from engine.attack.round import propose
+    from engine.constraints.chain import verb_swap_rises
+    from engine.lexicon.senses import build_sense_chooser
+    from engine.natlog.polarity import polarize
+    from engine.natlog.triggers import Conventions
+    from engine.parse import parse
+
+    settings = get_settings().with_overrides(verb_fit_cost=0)
+    tools = AttackTools.build(settings)
+    senses = build_sense_chooser(settings)
+    labelled = set(read_labels(args.labels)) if args.labels else set()
+    pool = candidate_pairs()
+    rows: list[dict[str, Any]] = []
+    for name in args.setups.split(","):
+        setup = get_setup(name)
+        rng = random.Random(f"verbfit:{args.seed}:{setup.name}")
+        for src, index, pair in tqdm(choose_pairs(pool, setup.source_label, args.per_setup, rng),
+                                     desc=f"verb swaps {setup.name}", unit="pair", mininterval=10):
+            try:
+                configured = source_settings(settings, src)
+                polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(configured))
+                (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
+                                      fill_in=tools.fill_in, senses=senses)
+            except InputError as exc:
+                print(f"skipped {src} pair: {exc}", file=sys.stderr)
+                continue
+            fresh = [c for c in proposal.candidates if item_key(pair.premise, c.text) not in labelled]
+            for candidate, rise in verb_swap_rises(fresh, polarized, tools.scorer)[:args.per_pair]:
+                rows.append({
+                    "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
+                    "status": "candidate", "rank": proposal.candidates.index(candidate), "h_star": candidate.text,
+                    "key": item_key(pair.premise, candidate.text), "operators": [candidate.operator], "edits": 1,
+                    "verb_fit": round(rise, 3), "old": candidate.old, "new": candidate.new,
+                })
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    over = sum(r["verb_fit"] > 2 for r in rows)
+    print(f"wrote {len(rows)} verb swaps to {args.out}; {over} rise over 2 nats", file=sys.stderr)
+
+
 def contrast_readings(args: argparse.Namespace) -> None:
     """First-round candidates that only the scene reading of indefinite subjects licenses (not the
     strict existential one), per source: labelled blind, they say which reading each data set's
@@ -457,6 +506,14 @@ def main() -> None:
                         "conjunct and disjunct edits")
     c.add_argument("--out", type=Path, required=True)
     c.set_defaults(func=sample_candidates)
+    c = sub.add_parser("verb-swaps", help="first-round verb swaps with the verb-fit rise, for its held-out check")
+    c.add_argument("--per-setup", type=int, default=60)
+    c.add_argument("--per-pair", type=int, default=2)
+    c.add_argument("--setups", default=",".join(SETUPS))
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--labels", type=Path, default=None, help="leave out the (P, H*) these labels cover")
+    c.add_argument("--out", type=Path, required=True)
+    c.set_defaults(func=verb_swaps)
     c = sub.add_parser("contrast-readings",
                        help="candidates only the scene reading of indefinite subjects licenses, to label per source")
     c.add_argument("--per-setup", type=int, default=150)

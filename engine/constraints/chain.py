@@ -521,26 +521,31 @@ class VerbFit(Constraint):
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
         if self.verb_fit_cost <= 0 or check.scorer is None or check.source is None:
             return list(candidates)
-        tokens = check.source.tokens
-        words = [t.token.text for t in tokens]
-        swapped = [
-            c for c in candidates
-            if c.operator in VERB_SWAPS and c.site is not None and c.site < len(tokens)
-            and tokens[c.site].token.upos == "VERB" and c.span[1] < len(words) and c.new_span[1] < len(c.words)
-        ]
-        if not swapped:
-            return list(candidates)
-        pairs = []
-        for c in swapped:
-            pairs.append((" ".join(words[: c.span[1]]), " ".join(words[c.span[1]:])))
-            pairs.append((" ".join(c.words[: c.new_span[1]]), " ".join(c.words[c.new_span[1]:])))
-        unique = list(dict.fromkeys(pairs))
-        nll = dict(zip(unique, _continuation_nll(check.scorer, unique)))
-        misfit = {
-            id(c) for k, c in enumerate(swapped)
-            if nll[pairs[2 * k + 1]] - nll[pairs[2 * k]] > self.verb_fit_cost
-        }
+        rises = verb_swap_rises(candidates, check.source, check.scorer)
+        misfit = {id(c) for c, rise in rises if rise > self.verb_fit_cost}
         return [c for c in candidates if id(c) not in misfit]
+
+
+def verb_swap_rises(candidates: Sequence[Candidate], source: PolarizedSentence,
+                    scorer: Scorer) -> list[tuple[Candidate, float]]:
+    """Each WordNet swap among ``candidates`` whose site in ``source`` (the hypothesis they edit) is
+    a verb with words after it, with its rise: the ranking LM's mean negative log-likelihood of the
+    next ``VERB_FIT_TOKENS`` tokens after the new verb minus that after the old one, in nats."""
+    tokens = source.tokens
+    words = [t.token.text for t in tokens]
+    swapped = [
+        c for c in candidates
+        if c.operator in VERB_SWAPS and c.site is not None and c.site < len(tokens)
+        and tokens[c.site].token.upos == "VERB" and c.span[1] < len(words) and c.new_span[1] < len(c.words)
+    ]
+    if not swapped:
+        return []
+    pairs = []
+    for c in swapped:
+        pairs.append((" ".join(words[: c.span[1]]), " ".join(words[c.span[1]:])))
+        pairs.append((" ".join(c.words[: c.new_span[1]]), " ".join(c.words[c.new_span[1]:])))
+    nll = _continuation_nll(scorer, pairs)
+    return [(c, nll[2 * k + 1] - nll[2 * k]) for k, c in enumerate(swapped)]
 
 
 def _continuation_nll(scorer: Scorer, pairs: Sequence[tuple[str, str]]) -> list[float]:

@@ -151,3 +151,24 @@ def test_a_missing_data_folder_is_one_line_not_a_traceback(tmp_path: Path) -> No
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines()[-1] == f"error: {tmp_path / 'no-data' / 'snli_test.tsv'}: no such data file"
     assert not (tmp_path / "run.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_verb_swaps_writes_each_swap_with_its_rise_and_skips_labelled_ones(tmp_path: Path, shared_data: Path) -> None:
+    """A seeded slice of real pairs: every row is a first-round WordNet swap at a verb, with the
+    LM rise the verb-fit check reads and the check itself off (rises over 2 nats are kept, to be
+    labelled); a (P, H*) the labels cover is left out."""
+    from engine.constraints.chain import VERB_SWAPS
+
+    out = tmp_path / "verbs.jsonl"
+    args = argparse.Namespace(per_setup=8, per_pair=2, setups="E2E,N2N", seed=3, labels=None, out=out)
+    validity.verb_swaps(args)
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows and all(r["operators"][0] in VERB_SWAPS and r["status"] == "candidate" for r in rows)
+    assert all(isinstance(r["verb_fit"], float) and r["old"] and r["new"] for r in rows)
+    assert all(sum(s["source"] == r["source"] and s["index"] == r["index"] and s["setup"] == r["setup"]
+                   for s in rows) <= 2 for r in rows)
+    labels = write(tmp_path / "labels.jsonl", [{"key": rows[0]["key"], "label": "neutral", "english": "ok"}])
+    validity.verb_swaps(argparse.Namespace(**{**vars(args), "labels": labels, "out": tmp_path / "again.jsonl"}))
+    again = [json.loads(line) for line in (tmp_path / "again.jsonl").read_text().splitlines()]
+    assert rows[0]["key"] not in {r["key"] for r in again}
