@@ -210,15 +210,42 @@ def generate(args: argparse.Namespace) -> None:
     print(f"wrote {len(rows)} attacked pairs to {args.out} in {time.monotonic() - began:.0f} s", file=sys.stderr)
 
 
+def first_round(pair: NLIPair, src: str, setup: Any, settings: Settings, tools: AttackTools,
+                senses: Any) -> tuple[Any, Any] | None:
+    """The first round of an attack on ``pair`` in ``setup`` with ``src``'s conventions, no victim
+    asked: the polarized H and the round's proposal (candidates ranked, constraints applied), or
+    None after a one-line note when the pair cannot be read."""
+    from engine.attack.round import propose
+    from engine.natlog.polarity import polarize
+    from engine.natlog.triggers import Conventions
+    from engine.parse import parse
+
+    try:
+        configured = source_settings(settings, src)
+        polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(configured))
+        (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
+                              fill_in=tools.fill_in, senses=senses)
+    except InputError as exc:
+        print(f"skipped {src} pair: {exc}", file=sys.stderr)
+        return None
+    return polarized, proposal
+
+
+def candidate_row(setup: Any, src: str, index: int, premise: str, candidate: Any, rank: int,
+                  **extra: Any) -> dict[str, Any]:
+    """One sampled first-round candidate as a run line (``status: candidate``), ready to label."""
+    return {
+        "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
+        "status": "candidate", "rank": rank, "h_star": candidate.text,
+        "key": item_key(premise, candidate.text), "operators": [candidate.operator], "edits": 1, **extra,
+    }
+
+
 def sample_candidates(args: argparse.Namespace) -> None:
     """Candidates as the first round of an attack ranks them (shipped defaults, no victim asked),
     a few per pair, spread over the operators: what the validity estimate is fitted on, since the
     search asks it about candidates, not only about the H* that won."""
-    from engine.attack.round import propose
     from engine.lexicon.senses import build_sense_chooser
-    from engine.natlog.polarity import polarize
-    from engine.natlog.triggers import Conventions
-    from engine.parse import parse
 
     settings = get_settings()
     tools = AttackTools.build(settings)
@@ -232,14 +259,10 @@ def sample_candidates(args: argparse.Namespace) -> None:
         rng = random.Random(f"candidates:{args.seed}:{setup.name}")
         chosen = choose_pairs(pool, setup.source_label, args.per_setup, rng)
         for src, index, pair in tqdm(chosen, desc=f"candidates {setup.name}", unit="pair", mininterval=10):
-            try:
-                configured = source_settings(settings, src)
-                polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(configured))
-                (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
-                                      fill_in=tools.fill_in, senses=senses)
-            except InputError as exc:
-                print(f"skipped {src} pair: {exc}", file=sys.stderr)
+            found = first_round(pair, src, setup, settings, tools, senses)
+            if found is None:
                 continue
+            _, proposal = found
             best: dict[str, tuple[int, Any]] = {}
             for position, candidate in enumerate(proposal.candidates):
                 if only and candidate.operator not in only:
@@ -250,11 +273,7 @@ def sample_candidates(args: argparse.Namespace) -> None:
             for op in ops:
                 position, candidate = best[op]
                 seen_ops[op] += 1
-                rows.append({
-                    "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
-                    "status": "candidate", "rank": position, "h_star": candidate.text,
-                    "key": item_key(pair.premise, candidate.text), "operators": [op], "edits": 1,
-                })
+                rows.append(candidate_row(setup, src, index, pair.premise, candidate, position))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} candidates to {args.out}; per operator: {dict(sorted(seen_ops.items()))}",
@@ -268,12 +287,8 @@ def verb_swaps(args: argparse.Namespace) -> None:
     mean NLL of the next three tokens after the new verb minus after the old one). The held-out
     check of the ``verb-fit`` constraint labelled every swap over the threshold and a random
     draw of the rest (docs/validity.md)."""
-    from engine.attack.round import propose
     from engine.constraints.chain import verb_swap_rises
     from engine.lexicon.senses import build_sense_chooser
-    from engine.natlog.polarity import polarize
-    from engine.natlog.triggers import Conventions
-    from engine.parse import parse
 
     settings = get_settings().with_overrides(verb_fit_cost=0)
     tools = AttackTools.build(settings)
@@ -286,22 +301,15 @@ def verb_swaps(args: argparse.Namespace) -> None:
         rng = random.Random(f"verbfit:{args.seed}:{setup.name}")
         for src, index, pair in tqdm(choose_pairs(pool, setup.source_label, args.per_setup, rng),
                                      desc=f"verb swaps {setup.name}", unit="pair", mininterval=10):
-            try:
-                configured = source_settings(settings, src)
-                polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(configured))
-                (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
-                                      fill_in=tools.fill_in, senses=senses)
-            except InputError as exc:
-                print(f"skipped {src} pair: {exc}", file=sys.stderr)
+            found = first_round(pair, src, setup, settings, tools, senses)
+            if found is None:
                 continue
+            polarized, proposal = found
             fresh = [c for c in proposal.candidates if item_key(pair.premise, c.text) not in labelled]
             for candidate, rise in verb_swap_rises(fresh, polarized, tools.scorer)[:args.per_pair]:
-                rows.append({
-                    "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
-                    "status": "candidate", "rank": proposal.candidates.index(candidate), "h_star": candidate.text,
-                    "key": item_key(pair.premise, candidate.text), "operators": [candidate.operator], "edits": 1,
-                    "verb_fit": round(rise, 3), "old": candidate.old, "new": candidate.new,
-                })
+                rows.append(candidate_row(setup, src, index, pair.premise, candidate,
+                                          proposal.candidates.index(candidate), verb_fit=round(rise, 3),
+                                          old=candidate.old, new=candidate.new))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     over = sum(r["verb_fit"] > 2 for r in rows)
@@ -345,12 +353,7 @@ def contrast_readings(args: argparse.Namespace) -> None:
             only = [(k, c) for k, c in enumerate(texts["scene"]) if c.text not in strict][:args.per_pair]
             for position, candidate in only:
                 counts[src] += 1
-                rows.append({
-                    "setup": setup.name, "source": src, "index": index, "target_label": setup.target_label.value,
-                    "status": "candidate", "rank": position, "h_star": candidate.text,
-                    "key": item_key(pair.premise, candidate.text), "operators": [candidate.operator], "edits": 1,
-                    "reading": "scene-only",
-                })
+                rows.append(candidate_row(setup, src, index, pair.premise, candidate, position, reading="scene-only"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     print(f"wrote {len(rows)} scene-only candidates to {args.out}; per source: {dict(sorted(counts.items()))}",
