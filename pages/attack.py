@@ -149,10 +149,17 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
             st.info(f"Every ranked candidate's validity estimate was under min_validity "
                     f"({search.settings.min_validity:.2f}); none was asked."
                     if rnd.outcome == RoundOutcome.BELOW_VALIDITY else "No candidate left for this hypothesis.")
-            if rnd.resumed is not None:
+            if rnd.back_to is not None:
+                st.info(f"The search goes back to round {rnd.back_to}, which paused: it asks the candidates "
+                        f"that round did not ask, from **{md_escape(rnd.resumed or '')}**.")
+            elif rnd.resumed is not None:
                 st.info(f"The search backtracks: it goes on from **{md_escape(rnd.resumed)}**, the candidate of "
                         "an earlier round it asked but did not follow with the lowest P(target).")
             return
+        if rnd.outcome == RoundOutcome.PAUSED:
+            st.caption(f"Paused: {search.settings.round_patience} asks in a row did not lower P(target). The "
+                       f"search goes on from the lowest asked, and comes back for the "
+                       f"{len(rnd.candidates) - len(rnd.queried)} not asked at a dead end.")
         st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
         target = search.setup.target_label
         asked = sorted(((f"{k + 1}. {c.text}", q.prediction) for k, (c, q) in enumerate(zip(rnd.candidates, rnd.queried))),

@@ -4,8 +4,11 @@ Only pairs the victim gets right are attacked. Each round generates the natural-
 candidates of the current hypothesis, ranks them by fluency and queries the victim in rank
 order until its prediction differs from the setup's target label. When a round's list is
 exhausted, the next round starts from the queried candidate with the lowest target-label
-probability. The search stops at success, when no candidate is left, or at
-``settings.query_budget`` queries (the original pair counts as one).
+probability. A round also ends early (``paused``) once ``settings.round_patience`` asks in a row
+have not lowered that probability: the next round starts from the lowest so far, and the round's
+other candidates are asked at the next dead end (before a backtrack). The search stops at
+success, when no candidate is left, or at ``settings.query_budget`` queries (the original pair
+counts as one).
 
 The relation between the ORIGINAL hypothesis and the current one is composed across rounds
 with the join table; a round only asks for edits whose composition stays inside the setup's
@@ -61,6 +64,9 @@ class RoundOutcome(enum.StrEnum):
 
     SUCCESS = "success"  # a queried candidate left the target label
     EXHAUSTED = "exhausted"  # every ranked candidate asked; the next round starts from the best
+    # ``round_patience`` asks in a row did not lower the round's best target probability: the next
+    # round starts from the best, and the round's other candidates wait for a dead end
+    PAUSED = "paused"
     BUDGET = "budget"  # the query budget is spent
     NO_CANDIDATES = "no-candidates"  # nothing left to ask
     BELOW_VALIDITY = "below-validity"  # candidates there were, but every one's validity estimate was under min_validity
@@ -98,10 +104,13 @@ class Round:
     #: Where the search goes on after a round that led nowhere (``max_backtracks``): the candidate
     #: of an earlier round it resumes from; None when it goes on from the chosen one or stops.
     resumed: str | None = None
+    #: When the search goes on with the candidates a paused round did not ask: that round's index.
+    back_to: int | None = None
 
     def to_json(self) -> dict[str, object]:
         return {
             "round": self.index, "hypothesis": self.hypothesis, "resumed": self.resumed,
+            **({"back_to": self.back_to} if self.back_to is not None else {}),
             "composed": relation_symbols(self.composed), "allowed": relation_symbols(self.allowed),
             "ranked": len(self.candidates), "rejected": dict(self.rejected),
             "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
@@ -231,6 +240,21 @@ class _State:
 
 
 @dataclass(frozen=True)
+class _Paused:
+    """The candidates a paused round did not ask yet, with the state it started from (a dead end
+    comes back to them before any backtrack)."""
+
+    round: int
+    hypothesis: str
+    composed: frozenset[Relation]
+    derivation: tuple[DerivationStep, ...]
+    alternated: frozenset[str]
+    polarized: PolarizedSentence
+    candidates: tuple[Candidate, ...]
+    estimates: Mapping[str, ValidityEstimate]
+
+
+@dataclass(frozen=True)
 class _Untried:
     """A candidate a round asked but did not follow, with what following it needs: the state it
     was found from and the polarized hypothesis it edits (a backtrack resumes from it)."""
@@ -285,6 +309,8 @@ class AttackSearch:
         self.original = self.counter.predict_one(premise, hypothesis)
         self._state = _State(hypothesis, frozenset({Relation.EQUIVALENCE}), [], set(), {hypothesis})
         self._untried: list[_Untried] = []
+        self._paused: list[_Paused] = []
+        self._resuming: _Paused | None = None
         self._backtracks = 0
         self._success: Prediction | None = None
         self._self_check: SelfCheck | None = None
@@ -327,46 +353,66 @@ class AttackSearch:
                            RoundOutcome.UNPARSABLE, None, time.monotonic() - began)
             self.rounds.append(result)
             return result
-        found = candidate_round(
-            polarized, setup, allowed, settings=self.settings, scorer=self.scorer, chain=self.chain,
-            premise=self.premise, hypothesis=self.hypothesis, reference=self._reference(), gate=self.gate,
-            fill_in=self.fill_in, senses=self.senses, operators=self.operators, generate=self.generate,
-            alternated=state.alternated, seen=state.seen, composed=start_composed, edits=len(state.derivation),
-            operators_so_far=[s.candidate.operator for s in state.derivation],
-        )
-        state.seen.update(c.text for c in found.ranked)
-        ranked, rejected, by_operator, before_gate = list(found.kept), found.rejected, found.by_operator, len(found.ranked)
-        queried = self._query(ranked)
+        rejected: dict[str, int]
+        by_operator: dict[str, dict[str, int]]
+        estimates: Mapping[str, ValidityEstimate]
+        if (paused := self._resuming) is not None:
+            # The rest of a paused round: its candidates as ranked then, nothing generated again.
+            self._resuming = None
+            polarized, ranked, estimates = paused.polarized, list(paused.candidates), paused.estimates
+            rejected, by_operator, before_gate, revisited = {}, {}, len(ranked), 0
+        else:
+            found = candidate_round(
+                polarized, setup, allowed, settings=self.settings, scorer=self.scorer, chain=self.chain,
+                premise=self.premise, hypothesis=self.hypothesis, reference=self._reference(), gate=self.gate,
+                fill_in=self.fill_in, senses=self.senses, operators=self.operators, generate=self.generate,
+                alternated=state.alternated, seen=state.seen, composed=start_composed, edits=len(state.derivation),
+                operators_so_far=[s.candidate.operator for s in state.derivation],
+            )
+            state.seen.update(c.text for c in found.ranked)
+            ranked, rejected, by_operator = list(found.kept), found.rejected, found.by_operator
+            estimates, before_gate, revisited = found.estimates, len(found.ranked), found.revisited
+        queried, patience_out = self._query(ranked)
         chosen: int | None = None
         outcome: RoundOutcome
         if self._success is not None:
-            chosen = self._most_valid_success(queried, found.estimates)
+            chosen = self._most_valid_success(queried, estimates)
             self._success = queried[chosen].prediction
             outcome = RoundOutcome.SUCCESS
-        elif len(queried) < len(ranked):
+        elif len(queried) < len(ranked) and not patience_out:
             outcome = RoundOutcome.BUDGET
         elif not queried:
             outcome = (RoundOutcome.BUDGET if self.budget_left <= 0 else
                        RoundOutcome.BELOW_VALIDITY if before_gate else RoundOutcome.NO_CANDIDATES)
         else:
             chosen = min(range(len(queried)), key=lambda k: queried[k].prediction.prob(setup.target_label))
-            outcome = RoundOutcome.BUDGET if self.budget_left <= 0 else RoundOutcome.EXHAUSTED
-        if outcome is RoundOutcome.EXHAUSTED:
+            outcome = (RoundOutcome.BUDGET if self.budget_left <= 0 else
+                       RoundOutcome.PAUSED if patience_out else RoundOutcome.EXHAUSTED)
+        going_on = outcome in (RoundOutcome.EXHAUSTED, RoundOutcome.PAUSED)
+        if going_on:
             self._remember(polarized, ranked, queried, chosen)
+        if outcome is RoundOutcome.PAUSED:
+            self._paused.append(_Paused(len(self.rounds) + 1, start, start_composed, tuple(state.derivation),
+                                        frozenset(state.alternated), polarized, tuple(ranked[len(queried):]),
+                                        estimates))
         if chosen is not None:
             self._advance(polarized, ranked[chosen])
-        resumed = None
-        if outcome in (RoundOutcome.NO_CANDIDATES, RoundOutcome.BELOW_VALIDITY) and self.budget_left > 0:
+        resumed, back_to = None, None
+        dead_end = outcome in (RoundOutcome.NO_CANDIDATES, RoundOutcome.BELOW_VALIDITY) and self.budget_left > 0
+        if dead_end and self._paused:
+            back_to = self._resume_paused()
+            resumed = self._state.hypothesis
+        elif dead_end:
             resumed = self._backtrack()
-        if outcome is not RoundOutcome.EXHAUSTED and resumed is None:
+        if not going_on and resumed is None:
             self._reason = outcome.value
         result = Round(
             len(self.rounds) + 1, start, start_composed, allowed, tuple(ranked),
             rejected=rejected, rejected_by_operator=by_operator,
-            revisited=found.revisited,
+            revisited=revisited,
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
-            resumed=resumed,
+            resumed=resumed, back_to=back_to,
         )
         self.rounds.append(result)
         return result
@@ -405,6 +451,17 @@ class AttackSearch:
                 self._untried.append(_Untried(query.prediction.prob(target), len(self._untried), here, state.hypothesis,
                                               state.composed, derivation, alternated, polarized, ranked[k]))
 
+    def _resume_paused(self) -> int:
+        """Go back to the paused round with the fewest edits behind it (the earliest on a tie): the
+        next round asks the candidates it did not ask, from the state it started from; its index."""
+        paused = min(self._paused, key=lambda p: (len(p.derivation), p.round))
+        self._paused.remove(paused)
+        state = self._state
+        state.hypothesis, state.composed = paused.hypothesis, paused.composed
+        state.derivation, state.alternated = list(paused.derivation), set(paused.alternated)
+        self._resuming = paused
+        return paused.round
+
     def _backtrack(self) -> str | None:
         """Resume from the best candidate asked but not followed (lowest target probability, the
         earliest on a tie), if ``max_backtracks`` allows one more; its text, or None."""
@@ -420,10 +477,12 @@ class AttackSearch:
         self._advance(best.polarized, best.candidate, best.round)
         return best.candidate.text
 
-    def _query(self, ranked: Sequence[Candidate]) -> list[Query]:
+    def _query(self, ranked: Sequence[Candidate]) -> tuple[list[Query], bool]:
         """Query in rank order until the prediction leaves the target label or the budget is spent;
         after the first success, ``settings.success_pool`` more candidates of the round are asked (with
-        a validity gate: the round's success then is the asked one most likely valid).
+        a validity gate: the round's success then is the asked one most likely valid). The queries,
+        and whether the round paused: ``settings.round_patience`` asks in a row (cache hits too) left
+        the round's lowest target probability where it was, with candidates still to ask.
 
         On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
         batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
@@ -434,10 +493,14 @@ class AttackSearch:
         target = self.setup.target_label
         window = PREFETCH
         pool = self.settings.success_pool if self.gate is not None else 0
+        patience = self.settings.round_patience
         stop = len(ranked)
+        best, best_at = 2.0, 0
         for k, candidate in enumerate(ranked):
             if k >= stop:
                 break
+            if patience > 0 and self._success is None and k - best_at > patience:
+                return out, True
             pair = (self.premise, candidate.text)
             fresh = pair not in self.counter.asked
             if fresh and self.budget_left <= 0:
@@ -448,10 +511,12 @@ class AttackSearch:
                 window *= 2
             prediction = self.counter.predict_one(*pair)
             out.append(Query(candidate.text, prediction, fresh, self.counter.queries))
+            if prediction.prob(target) < best:
+                best, best_at = prediction.prob(target), k
             if prediction.label != target and self._success is None:
                 self._success = prediction
                 stop = min(stop, k + 1 + pool)
-        return out
+        return out, False
 
     def _most_valid_success(self, queried: Sequence[Query], estimates: Mapping[str, ValidityEstimate]) -> int:
         """The index of the asked candidate that left the target label and is most likely valid (the

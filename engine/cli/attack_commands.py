@@ -192,7 +192,8 @@ def _print_result(result: AttackResult) -> None:
         dropped = describe_rejected(r.rejected)
         print(f"round {r.index}: from {r.hypothesis!r} (H {format_relations(r.composed)} it), "
               f"{len(r.candidates)} ranked, {len(r.queried)} queried, {dropped} -> {r.outcome}"
-              + (f"; backtracks to {r.resumed!r}" if r.resumed is not None else ""))
+              + (f"; back to paused round {r.back_to} at {r.resumed!r}" if r.back_to is not None
+                 else f"; backtracks to {r.resumed!r}" if r.resumed is not None else ""))
     print(f"status: {result.status}{' (' + result.reason + ')' if result.status is AttackStatus.FAILED else ''}; "
           f"queries {result.queries}, cache hits {result.cache_hits}, {result.seconds:.1f} s")
     if result.status is AttackStatus.SUCCESS and result.adversarial is not None:

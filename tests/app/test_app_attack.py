@@ -77,6 +77,29 @@ def test_stepper_runs_a_round_on_a_typed_pair(admin, tmp_path: Path) -> None:
     assert next(b for b in app.button if b.label == "Next round").disabled
 
 
+def test_stepper_says_when_a_round_pauses(admin, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``round_patience`` a round that stops lowering P(target) pauses, and the stepper says so
+    and how many of its candidates wait."""
+    monkeypatch.setenv("NATLOG_ROUND_PATIENCE", "1")
+    get_settings.cache_clear()
+    victim = build_tiny_classifier(tmp_path / "victim", bias=(5.0, 0.0, 0.0))
+    app = signed_in(ATTACK, *admin)
+    app.radio(key="pair_source").set_value("Type a pair").run()
+    app.text_area(key="premise").input("A man is playing a guitar on stage.")
+    app.text_input(key="hypothesis").input("A man is playing a guitar.")
+    app.selectbox(key="gold").set_value("entailment")
+    app.text_input(key="victim").input(str(victim))
+    app.toggle(key="alt_lm").set_value(False)
+    app.run()
+    next(b for b in app.button if b.label == "Start attack").click().run()
+    next(b for b in app.button if b.label == "Next round").click().run()
+    assert not app.exception, app.exception
+    assert "Round 1: paused" in app.expander[0].label
+    (paused,) = [c.value for c in app.caption if c.value.startswith("Paused:")]
+    asked, ranked = (int(n) for n in app.expander[0].label.split("—")[1].split(" candidates")[0].split(" of "))
+    assert asked < ranked and f"the {ranked - asked} not asked" in paused
+
+
 def test_bad_victim_and_empty_premise_are_clear_errors(admin, tmp_path: Path) -> None:
     victim = build_tiny_classifier(tmp_path / "victim")
     app = signed_in(ATTACK, *admin)

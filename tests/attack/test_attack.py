@@ -204,6 +204,42 @@ def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim
     assert backtracking.to_json()["rounds"][1]["resumed"] == first.candidates[by_target[1]].text
 
 
+def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, tools: AttackTools, settings,
+                                                   contradictions) -> None:
+    """``round_patience``: a round pauses once that many asks in a row left its lowest P(target)
+    where it was; the search goes on from the lowest asked at once, and at the dead end it comes
+    back for the paused round's other candidates (before any backtrack). Every candidate is asked
+    once, as without patience; only the order of the rounds differs."""
+    pair = contradictions[1]
+
+    def only_from_h(polarized, *args, **kwargs):
+        return generate_candidates(polarized, *args, **kwargs)[:30] if polarized.sentence.text == pair.hypothesis else []
+
+    def run(patience: int):
+        return start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
+                            dataclasses.replace(tools, generate=only_from_h),
+                            small(settings, top_k=8, max_backtracks=0, round_patience=patience)).run()
+
+    whole, patient = run(0), run(1)
+    assert [r.outcome for r in whole.rounds] == ["exhausted", "no-candidates"]
+    assert whole.to_json()["rounds"][0].keys() == patient.to_json()["rounds"][0].keys() - {"back_to"}
+    first = patient.rounds[0]
+    assert first.outcome == "paused" and 2 <= len(first.queried) < len(first.candidates) == 8
+    probs = [q.prediction.prob("contradiction") for q in first.queried]
+    best = min(range(len(probs)), key=probs.__getitem__)
+    assert first.chosen == best and len(probs) == best + 2  # one ask after the lowest, then the pause
+    assert patient.rounds[1].hypothesis == first.candidates[best].text
+    assert patient.rounds[1].outcome == "no-candidates" and patient.rounds[1].back_to == 1
+    assert patient.rounds[1].resumed == pair.hypothesis
+    # the rounds back at H ask exactly the candidates round 1 left, in its order
+    from_h = [r for r in patient.rounds if r.hypothesis == pair.hypothesis]
+    asked = [q.text for r in from_h for q in r.queried]
+    assert asked == [c.text for c in whole.rounds[0].candidates]
+    assert from_h[1].candidates == first.candidates[len(first.queried):]
+    assert patient.status == whole.status == "failed" and patient.reason == "no-candidates"
+    assert patient.queries == whole.queries  # every candidate once, whatever the order
+
+
 def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, settings, contradictions) -> None:
     pair = contradictions[1]
     budget = 7

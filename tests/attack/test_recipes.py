@@ -78,6 +78,12 @@ def test_a_recipe_stored_before_a_field_existed_reads_it_as_the_code_then_did(se
     del pooled["search"]["success_pool"]
     assert AttackRecipe.from_json(pooled, settings.with_overrides(success_pool=4)).search.success_pool == 0
     assert load_recipe("natlog2023", settings.with_overrides(success_pool=4)).search.success_pool == 0
+    # and one stored before round_patience asks every candidate of a round before it goes on
+    patient = load_recipe("default", settings.with_overrides(round_patience=7)).to_json()
+    assert AttackRecipe.from_json(patient, settings).search.round_patience == 7
+    del patient["search"]["round_patience"]
+    assert AttackRecipe.from_json(patient, settings.with_overrides(round_patience=7)).search.round_patience == 0
+    assert load_recipe("natlog2023", settings.with_overrides(round_patience=7)).search.round_patience == 0
 
 
 def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> None:
