@@ -240,9 +240,9 @@ class _State:
 
 
 @dataclass(frozen=True)
-class _Paused:
-    """The candidates a paused round did not ask yet, with the state it started from (a dead end
-    comes back to them before any backtrack)."""
+class _RoundStart:
+    """Where a round started, and the polarized hypothesis it edited: what going back to one of
+    its candidates (a backtrack) or to its candidates not asked (a paused round) restores."""
 
     round: int
     hypothesis: str
@@ -250,23 +250,30 @@ class _Paused:
     derivation: tuple[DerivationStep, ...]
     alternated: frozenset[str]
     polarized: PolarizedSentence
+
+    def restore(self, state: _State) -> None:
+        state.hypothesis, state.composed = self.hypothesis, self.composed
+        state.derivation, state.alternated = list(self.derivation), set(self.alternated)
+
+
+@dataclass(frozen=True)
+class _Paused:
+    """The candidates a paused round did not ask yet (a dead end comes back to them before any
+    backtrack), with the validity estimates they were ranked with."""
+
+    start: _RoundStart
     candidates: tuple[Candidate, ...]
     estimates: Mapping[str, ValidityEstimate]
 
 
 @dataclass(frozen=True)
 class _Untried:
-    """A candidate a round asked but did not follow, with what following it needs: the state it
-    was found from and the polarized hypothesis it edits (a backtrack resumes from it)."""
+    """A candidate a round asked but did not follow, and where that round started (a backtrack
+    resumes from it)."""
 
     target_prob: float
     order: int
-    round: int
-    hypothesis: str
-    composed: frozenset[Relation]
-    derivation: tuple[DerivationStep, ...]
-    alternated: frozenset[str]
-    polarized: PolarizedSentence
+    start: _RoundStart
     candidate: Candidate
 
 
@@ -359,7 +366,7 @@ class AttackSearch:
         if (paused := self._resuming) is not None:
             # The rest of a paused round: its candidates as ranked then, nothing generated again.
             self._resuming = None
-            polarized, ranked, estimates = paused.polarized, list(paused.candidates), paused.estimates
+            polarized, ranked, estimates = paused.start.polarized, list(paused.candidates), paused.estimates
             rejected, by_operator, before_gate, revisited = {}, {}, len(ranked), 0
         else:
             found = candidate_round(
@@ -390,11 +397,11 @@ class AttackSearch:
                        RoundOutcome.PAUSED if patience_out else RoundOutcome.EXHAUSTED)
         going_on = outcome in (RoundOutcome.EXHAUSTED, RoundOutcome.PAUSED)
         if going_on:
-            self._remember(polarized, ranked, queried, chosen)
-        if outcome is RoundOutcome.PAUSED:
-            self._paused.append(_Paused(len(self.rounds) + 1, start, start_composed, tuple(state.derivation),
-                                        frozenset(state.alternated), polarized, tuple(ranked[len(queried):]),
-                                        estimates))
+            here = _RoundStart(len(self.rounds) + 1, start, start_composed, tuple(state.derivation),
+                               frozenset(state.alternated), polarized)
+            self._remember(here, ranked, queried, chosen)
+            if outcome is RoundOutcome.PAUSED:
+                self._paused.append(_Paused(here, tuple(ranked[len(queried):]), estimates))
         if chosen is not None:
             self._advance(polarized, ranked[chosen])
         resumed, back_to = None, None
@@ -439,28 +446,24 @@ class AttackSearch:
             state.alternated.update(pick.new.lower().split())
         state.hypothesis, state.composed = pick.text, composed
 
-    def _remember(self, polarized: PolarizedSentence, ranked: Sequence[Candidate], queried: Sequence[Query],
+    def _remember(self, here: _RoundStart, ranked: Sequence[Candidate], queried: Sequence[Query],
                   chosen: int | None) -> None:
         """Keep the asked candidates the search does not follow, for a backtrack."""
         if self.settings.max_backtracks <= 0:
             return
-        state, target, here = self._state, self.setup.target_label, len(self.rounds) + 1
-        derivation, alternated = tuple(state.derivation), frozenset(state.alternated)
+        target = self.setup.target_label
         for k, query in enumerate(queried):
             if k != chosen:
-                self._untried.append(_Untried(query.prediction.prob(target), len(self._untried), here, state.hypothesis,
-                                              state.composed, derivation, alternated, polarized, ranked[k]))
+                self._untried.append(_Untried(query.prediction.prob(target), len(self._untried), here, ranked[k]))
 
     def _resume_paused(self) -> int:
         """Go back to the paused round with the fewest edits behind it (the earliest on a tie): the
         next round asks the candidates it did not ask, from the state it started from; its index."""
-        paused = min(self._paused, key=lambda p: (len(p.derivation), p.round))
+        paused = min(self._paused, key=lambda p: (len(p.start.derivation), p.start.round))
         self._paused.remove(paused)
-        state = self._state
-        state.hypothesis, state.composed = paused.hypothesis, paused.composed
-        state.derivation, state.alternated = list(paused.derivation), set(paused.alternated)
+        paused.start.restore(self._state)
         self._resuming = paused
-        return paused.round
+        return paused.start.round
 
     def _backtrack(self) -> str | None:
         """Resume from the best candidate asked but not followed (lowest target probability, the
@@ -470,11 +473,8 @@ class AttackSearch:
         best = min(self._untried, key=lambda u: (u.target_prob, u.order))
         self._untried.remove(best)
         self._backtracks += 1
-        state = self._state
-        state.hypothesis, state.composed = best.hypothesis, best.composed
-        state.derivation = list(best.derivation)
-        state.alternated = set(best.alternated)
-        self._advance(best.polarized, best.candidate, best.round)
+        best.start.restore(self._state)
+        self._advance(best.start.polarized, best.candidate, best.start.round)
         return best.candidate.text
 
     def _query(self, ranked: Sequence[Candidate]) -> tuple[list[Query], bool]:

@@ -38,6 +38,18 @@ def signed_in(page: str, name: str, token: str) -> AppTest:
     return app.button[0].click().run()
 
 
+def start_typed_attack(app: AppTest, victim: Path) -> None:
+    """Start an E2E attack on a typed entailment pair with ``victim``, AltLM off."""
+    app.radio(key="pair_source").set_value("Type a pair").run()
+    app.text_area(key="premise").input("A man is playing a guitar on stage.")
+    app.text_input(key="hypothesis").input("A man is playing a guitar.")
+    app.selectbox(key="gold").set_value("entailment")
+    app.text_input(key="victim").input(str(victim))
+    app.toggle(key="alt_lm").set_value(False)
+    app.run()
+    next(b for b in app.button if b.label == "Start attack").click().run()
+
+
 def test_attack_page_needs_an_admin(admin) -> None:
     app = AppTest.from_file(ATTACK, default_timeout=60).run()
     assert not app.exception
@@ -49,14 +61,7 @@ def test_stepper_runs_a_round_on_a_typed_pair(admin, tmp_path: Path) -> None:
     # round is exhausted: the search keeps stepping until the 12-query budget is spent.
     victim = build_tiny_classifier(tmp_path / "victim", bias=(5.0, 0.0, 0.0))
     app = signed_in(ATTACK, *admin)
-    app.radio(key="pair_source").set_value("Type a pair").run()
-    app.text_area(key="premise").input("A man is playing a guitar on stage.")
-    app.text_input(key="hypothesis").input("A man is playing a guitar.")
-    app.selectbox(key="gold").set_value("entailment")
-    app.text_input(key="victim").input(str(victim))
-    app.toggle(key="alt_lm").set_value(False)
-    app.run()
-    next(b for b in app.button if b.label == "Start attack").click().run()
+    start_typed_attack(app, victim)
     assert not app.exception, app.exception
     assert not app.error
     next(b for b in app.button if b.label == "Next round").click().run()
@@ -84,14 +89,7 @@ def test_stepper_says_when_a_round_pauses(admin, tmp_path: Path, monkeypatch: py
     get_settings.cache_clear()
     victim = build_tiny_classifier(tmp_path / "victim", bias=(5.0, 0.0, 0.0))
     app = signed_in(ATTACK, *admin)
-    app.radio(key="pair_source").set_value("Type a pair").run()
-    app.text_area(key="premise").input("A man is playing a guitar on stage.")
-    app.text_input(key="hypothesis").input("A man is playing a guitar.")
-    app.selectbox(key="gold").set_value("entailment")
-    app.text_input(key="victim").input(str(victim))
-    app.toggle(key="alt_lm").set_value(False)
-    app.run()
-    next(b for b in app.button if b.label == "Start attack").click().run()
+    start_typed_attack(app, victim)
     next(b for b in app.button if b.label == "Next round").click().run()
     assert not app.exception, app.exception
     assert "Round 1: paused" in app.expander[0].label
