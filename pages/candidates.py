@@ -26,7 +26,8 @@ st.title("Attack candidates")
 st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the label as the setup asks, "
            "ranked by language-model fluency (lower perplexity first). With a premise, each gets a validity "
            "estimate (the probability that blind judges would give (P, H*) the target label in plain English); "
-           "the attack does not ask candidates under min_validity.")
+           "the attack does not ask candidates under min_validity. The list is in the order the attack asks: "
+           "fluency weighed against the estimate, and the swaps of a verb last (verb_swaps_last).")
 
 settings = cached.settings()
 with st.form("candidates-form"):

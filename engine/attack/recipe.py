@@ -207,9 +207,11 @@ class AttackRecipe:
 #: the search did before them (a stored recipe without the field reads it so, whatever the
 #: settings now say): before ``max_backtracks`` the search stopped at a dead end, before
 #: ``wsd_margin`` a substitution needed to hold under the picked sense only, and before
-#: ``success_pool`` a round kept its first success, and before ``round_patience`` every round asked
-#: all of its candidates before the search went on.
-FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0, "success_pool": 0, "round_patience": 0},
+#: ``success_pool`` a round kept its first success, before ``round_patience`` every round asked
+#: all of its candidates before the search went on, and before ``verb_swaps_last`` a round asked its
+#: candidates in the gate's order.
+FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0, "success_pool": 0, "round_patience": 0,
+                                                      "verb_swaps_last": False},
                                             "lexicon": {"wsd_margin": 0.0}}
 
 
@@ -296,7 +298,7 @@ def natlog2023(settings: Settings) -> AttackRecipe:
         constraints=(Step.of(get_constraint("relation-guard")),),
         search=dataclasses.replace(base.search, query_budget=500, source_check="off", validity_estimate="none",
                                    min_validity=0.0, validity_weight=0.0, max_backtracks=0,
-                                   success_pool=0, round_patience=0),
+                                   success_pool=0, round_patience=0, verb_swaps_last=False),
         ranking=dataclasses.replace(base.ranking, scorer="causal",
                                     alt_lm=base.ranking.alt_lm if base.ranking.alt_lm != "none" else "offline"),
         lexicon=dataclasses.replace(base.lexicon, wsd="first"),

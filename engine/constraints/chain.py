@@ -501,6 +501,14 @@ VERB_SWAPS = frozenset({"PerturbHypo", "PerturbHyper", "PerturbSyno"})
 VERB_FIT_TOKENS = 3
 
 
+def swaps_a_verb(candidate: Candidate, source: PolarizedSentence) -> bool:
+    """Whether ``candidate`` is a WordNet swap (:data:`VERB_SWAPS`) of a word that ``source``, the
+    hypothesis it edits, parses as a verb."""
+    tokens = source.tokens
+    return (candidate.operator in VERB_SWAPS and candidate.site is not None and candidate.site < len(tokens)
+            and tokens[candidate.site].token.upos == "VERB")
+
+
 @register_constraint
 class VerbFit(Constraint):
     """A verb that a WordNet swap puts in must take the words after it as the old verb did: the
@@ -533,11 +541,8 @@ def verb_swap_rises(candidates: Sequence[Candidate], source: PolarizedSentence,
     next ``VERB_FIT_TOKENS`` tokens after the new verb minus that after the old one, in nats."""
     tokens = source.tokens
     words = [t.token.text for t in tokens]
-    swapped = [
-        c for c in candidates
-        if c.operator in VERB_SWAPS and c.site is not None and c.site < len(tokens)
-        and tokens[c.site].token.upos == "VERB" and c.span[1] < len(words) and c.new_span[1] < len(c.words)
-    ]
+    swapped = [c for c in candidates
+               if swaps_a_verb(c, source) and c.span[1] < len(words) and c.new_span[1] < len(c.words)]
     if not swapped:
         return []
     pairs = []

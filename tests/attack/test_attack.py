@@ -330,3 +330,27 @@ def test_a_round_skips_a_seen_text_whatever_the_case_of_its_first_letter(tools: 
     assert "The child was 18 years old" in unseen
     again = texts({"the child was 18 years old", "The kid was 18 years old"})
     assert again == unseen - {"The child was 18 years old"}
+
+
+def test_a_round_asks_the_swaps_of_a_verb_after_every_other_candidate(tools: AttackTools, settings) -> None:
+    """``verb_swaps_last``: the swaps of "eating" (a verb in the parse) come after the round's other
+    candidates, each group in the order it had; off, the round asks in the ranked order, where some
+    verb swap comes before another candidate (real parse, WordNet and SmolLM2 ranking)."""
+    from engine.attack.round import candidate_round
+    from engine.constraints.chain import swaps_a_verb
+
+    polarized = polarize(parse("A man is eating a sandwich in the kitchen.", settings=settings))
+    setup = get_setup("E2E")
+
+    def asked(verbs_last: bool):
+        return candidate_round(polarized, setup, setup.relations, settings=small(settings, verb_swaps_last=verbs_last),
+                               scorer=tools.scorer, chain=ConstraintChain.named(["relation-guard"]), premise=None,
+                               hypothesis=polarized.sentence.text, reference=None, senses=tools.senses)
+
+    plain, ordered = asked(False), asked(True)
+    verbs = [c for c in plain.ranked if swaps_a_verb(c, polarized)]
+    others = [c for c in plain.ranked if not swaps_a_verb(c, polarized)]
+    assert verbs and others and {c.old for c in verbs} == {"eating"}
+    assert plain.kept == plain.ranked and plain.ranked.index(verbs[0]) < plain.ranked.index(others[-1])
+    assert ordered.ranked == plain.ranked
+    assert ordered.kept == tuple(others) + tuple(verbs)

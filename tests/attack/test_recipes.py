@@ -84,6 +84,12 @@ def test_a_recipe_stored_before_a_field_existed_reads_it_as_the_code_then_did(se
     del patient["search"]["round_patience"]
     assert AttackRecipe.from_json(patient, settings.with_overrides(round_patience=7)).search.round_patience == 0
     assert load_recipe("natlog2023", settings.with_overrides(round_patience=7)).search.round_patience == 0
+    # and one stored before verb_swaps_last asks a round's candidates in the gate's order
+    ordered = load_recipe("default", settings).to_json()
+    assert ordered["search"]["verb_swaps_last"] is True
+    del ordered["search"]["verb_swaps_last"]
+    assert AttackRecipe.from_json(ordered, settings).search.verb_swaps_last is False
+    assert load_recipe("natlog2023", settings).search.verb_swaps_last is False
 
 
 def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> None:
