@@ -43,11 +43,14 @@ class AnnotatorSession:
         """The item to judge now (premise and H* only), or None when the queue is empty."""
         return assignment.next_item(self._store, self._check().id)
 
-    def submit(self, item_id: int, label: str, not_fluent: bool = False,
-               seconds: float | None = None, comment: str | None = None) -> int:
-        """Vote on an item that was served to this annotator (with an optional comment)."""
-        return assignment.submit(self._store, self._check().id, item_id, label, not_fluent,
-                                 seconds, comment=comment)
+    def submit(self, item_id: int, label: str, fluency: str | None = None,
+               seconds: float | None = None, comment: str | None = None, *,
+               not_fluent: bool | None = None) -> int:
+        """Vote on an item that was served to this annotator: its label, how its hypothesis reads
+        (``fluency``: ok by default, odd or broken; ``not_fluent=True`` is the older spelling of
+        broken) and an optional comment."""
+        return assignment.submit(self._store, self._check().id, item_id, label, fluency,
+                                 seconds, comment=comment, not_fluent=not_fluent)
 
     def skip(self, item_id: int) -> None:
         """Pass on the item served now; it is not served to this annotator again."""
@@ -147,9 +150,9 @@ def _judgments(store: Store, annotator_id: int | None) -> list[Judgment]:
     where, params = ("", []) if annotator_id is None else ("WHERE j.annotator_id = ?",
                                                              [annotator_id])
     rows = store.db.query(
-        "SELECT j.id, j.item_id, j.annotator_id, a.name AS annotator, j.label, j.not_fluent, "
+        "SELECT j.id, j.item_id, j.annotator_id, a.name AS annotator, j.label, j.fluency, "
         f"j.seconds, j.source, j.created_at FROM judgments j "
         f"JOIN annotators a ON a.id = j.annotator_id {where} ORDER BY j.id",
         params,
     )
-    return [Judgment(**{**row, "not_fluent": bool(row["not_fluent"])}) for row in rows]
+    return [Judgment(**row) for row in rows]

@@ -12,6 +12,7 @@ import numpy as np
 from statsmodels.stats.inter_rater import fleiss_kappa as _fleiss_kappa
 
 from annotations.records import (
+    FLUENCIES,
     LABELS,
     AgreementReport,
     AnnotatorAgreement,
@@ -21,8 +22,8 @@ from annotations.records import (
 )
 from annotations.store import Store, from_json
 from engine.core.errors import InputError
-from engine.core.vocab import AttackStatus
-from engine.reports.metrics import HumanValidation
+from engine.core.vocab import AttackStatus, Fluency
+from engine.reports.metrics import HumanValidation, Verdict
 from engine.store.records import system_name
 
 HVASR_GROUPS: tuple[str, ...] = ("run", "system", "setup", "victim", "dataset", "operator", "polarity")
@@ -113,7 +114,7 @@ def krippendorff_alpha(votes: Sequence[tuple[int, int, str]]) -> float | None:
 
 def _votes(store: Store, kind: str) -> list[dict]:
     return list(store.db.query(
-        "SELECT j.item_id, j.annotator_id, a.name, j.label, j.not_fluent, j.seconds, "
+        "SELECT j.item_id, j.annotator_id, a.name, j.label, j.fluency, j.seconds, "
         "i.attack_id, i.gold_label FROM judgments j JOIN items i ON i.id = j.item_id "
         "JOIN annotators a ON a.id = j.annotator_id WHERE i.kind = ? ORDER BY j.id",
         [kind],
@@ -125,10 +126,10 @@ def item_results(store: Store) -> dict[int, ItemResult]:
     items = {row["id"]: row for row in store.db.query(
         "SELECT id, attack_id, k FROM items WHERE kind = 'attack' ORDER BY id")}
     labels: dict[int, list[str]] = defaultdict(list)
-    flags: Counter[int] = Counter()
+    fluency: dict[int, Counter[str]] = defaultdict(Counter)
     for vote in _votes(store, "attack"):
         labels[vote["item_id"]].append(vote["label"])
-        flags[vote["item_id"]] += vote["not_fluent"]
+        fluency[vote["item_id"]][vote["fluency"]] += 1
     results = {}
     for item_id, item in items.items():
         votes = labels[item_id]
@@ -137,7 +138,8 @@ def item_results(store: Store) -> dict[int, ItemResult]:
         results[item["attack_id"]] = ItemResult(
             item_id=item_id, attack_id=item["attack_id"],
             votes={label: votes.count(label) for label in LABELS},
-            not_fluent=flags[item_id], majority=winner, state=state,
+            fluency={level.value: fluency[item_id][level] for level in FLUENCIES},
+            majority=winner, state=state,
         )
     return results
 
@@ -168,7 +170,8 @@ def agreement(store: Store) -> AgreementReport:
             agreement=_share(sum(v["label"] == winners[v["item_id"]] for v in judged), len(judged)),
             gold_votes=len(gold),
             gold_accuracy=_share(sum(v["label"] == v["gold_label"] for v in gold), len(gold)),
-            not_fluent_share=_share(sum(v["not_fluent"] for v in votes), len(votes)),
+            odd_share=_share(sum(v["fluency"] == Fluency.ODD for v in votes), len(votes)),
+            broken_share=_share(sum(v["fluency"] == Fluency.BROKEN for v in votes), len(votes)),
             mean_seconds=sum(timed) / len(timed) if timed else None,
         ))
     return AgreementReport(
@@ -199,12 +202,30 @@ def _group_values(attack: StoredAttack, run: dict, group: str) -> list[str]:
     return [str(run[group])]
 
 
+def verdict(result: ItemResult | None, attack: StoredAttack) -> Verdict | None:
+    """The judges' reading of one attack: None until its item has a majority label; else valid when
+    that label is the attack's target, with whether H* reads as broken and as natural
+    (:attr:`ItemResult.broken`, :attr:`ItemResult.natural`)."""
+    if result is None or result.majority is None:
+        return None
+    return Verdict(valid=result.majority == attack.record.target_label, broken=result.broken,
+                   natural=result.natural)
+
+
+def verdicts(store: Store) -> dict[int, Verdict]:
+    """In: the store. Out: per attack id, the :class:`Verdict` of every attack with a majority label."""
+    results = item_results(store)
+    found = {attack.id: verdict(results.get(attack.id), attack) for attack in store.attacks(with_trace=False)}
+    return {attack_id: v for attack_id, v in found.items() if v is not None}
+
+
 def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
     """HVASR per value of ``group`` (:class:`engine.reports.metrics.HumanValidation`): attacks that fooled
     the victim and whose majority label equals the target label, over attacked (not skipped)
     pairs and over judged attacks, with the judged coverage; ``None`` where nothing is judged.
-    ``hvasr_fluent`` is the stricter reading: valid, and not flagged as broken English by at least
-    half of the item's judges (:attr:`ItemResult.broken`)."""
+    Beside the label-only reading (the paper's), two stricter ones: ``hvasr_fluent``, valid and not
+    read as broken English by at least half of the item's judges (:attr:`ItemResult.broken`), and
+    ``hvasr_natural``, valid and read as natural by a strict majority (:attr:`ItemResult.natural`)."""
     if group not in HVASR_GROUPS:
         raise InputError(f"unknown grouping {group!r}; choose one of {', '.join(HVASR_GROUPS)}")
     runs = {row["id"]: row for row in store.db.query("SELECT * FROM runs")}
@@ -215,32 +236,33 @@ def hvasr(store: Store, group: str = "run") -> list[HvasrRow]:
     for attack in store.attacks(with_trace=False):
         if attack.record.status == AttackStatus.SKIPPED:
             continue
-        result = results.get(attack.id)
+        judgment = verdict(results.get(attack.id), attack)
         for value in _group_values(attack, runs[attack.run_id], group):
             tally = tallies[value]
             tally["attacked"] += 1
             tally["successful"] += attack.record.status == AttackStatus.SUCCESS
-            tally["judged"] += result is not None and result.majority is not None
-            valid = result is not None and result.majority == attack.record.target_label
-            tally["valid"] += valid
-            tally["valid_fluent"] += valid and result is not None and not result.broken
+            tally["judged"] += judgment is not None
+            tally["valid"] += judgment is not None and judgment.valid
+            tally["valid_fluent"] += judgment is not None and judgment.valid_fluent
+            tally["valid_natural"] += judgment is not None and judgment.valid_natural
             estimate = attack.record.validity_estimate
             if attack.record.status == AttackStatus.SUCCESS:
                 if estimate is None:
                     tally["unestimated"] += 1
                 else:
                     estimates[value] += estimate
-                    if result is not None and result.majority is not None:
+                    if judgment is not None:
                         judged_estimates[value] += estimate
                         tally["judged_estimated"] += 1
     rows = []
     for value, t in sorted(tallies.items()):
-        human = HumanValidation(t["attacked"], t["successful"], t["judged"], t["valid"], t["valid_fluent"])
+        human = HumanValidation(t["attacked"], t["successful"], t["judged"], t["valid"], t["valid_fluent"],
+                                t["valid_natural"])
         rows.append(HvasrRow(
             group=group, value=value, attacked=t["attacked"], successful=t["successful"], judged=t["judged"],
-            valid=t["valid"], asr=_share(t["successful"], t["attacked"]), coverage=human.coverage,
-            hvasr=human.hvasr, hvasr_judged=human.hvasr_judged, valid_fluent=t["valid_fluent"],
-            hvasr_fluent=human.hvasr_fluent,
+            valid=t["valid"], valid_fluent=t["valid_fluent"], valid_natural=t["valid_natural"],
+            asr=_share(t["successful"], t["attacked"]), coverage=human.coverage, hvasr=human.hvasr,
+            hvasr_fluent=human.hvasr_fluent, hvasr_natural=human.hvasr_natural, hvasr_judged=human.hvasr_judged,
             hvasr_estimated=(estimates[value] / t["attacked"]
                              if t["successful"] and not t["unestimated"] and t["attacked"] else None),
             estimate_on_judged=(judged_estimates[value] / t["judged_estimated"] if t["judged_estimated"] else None),

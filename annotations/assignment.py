@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from annotations.records import NLILabel, Progress, QueueItem
+from annotations.records import Fluency, NLILabel, Progress, QueueItem
 from annotations.store import Store, iso
 from engine.core.errors import InputError
 
@@ -116,15 +116,30 @@ def check_label(label: str) -> NLILabel:
     return NLILabel.parse(label, "label")
 
 
-def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent: bool = False,
-           seconds: float | None = None, source: str = "app", comment: str | None = None) -> int:
+def check_fluency(fluency: str | None = None, not_fluent: bool | None = None) -> Fluency:
+    """A vote's fluency: ``fluency`` (ok, odd or broken, any case), else from the older two-level flag
+    ``not_fluent`` (True: broken, False: ok), else ok. InputError for another value, or for a flag
+    that contradicts the level given with it."""
+    if fluency is None:
+        return Fluency.BROKEN if not_fluent else Fluency.OK
+    level = Fluency.parse(fluency)
+    if not_fluent is not None and (level == Fluency.BROKEN) != bool(not_fluent):
+        raise InputError(f"fluency {level!r} contradicts not_fluent={bool(not_fluent)}; give only the fluency")
+    return level
+
+
+def submit(store: Store, annotator_id: int, item_id: int, label: str, fluency: str | None = None,
+           seconds: float | None = None, source: str = "app", comment: str | None = None, *,
+           not_fluent: bool | None = None) -> int:
     """Store one vote and release the lease; return the judgment id.
 
-    Refused (InputError) for an unknown item, a label outside the three, a
-    second vote by the same annotator, an item never served to them (app
-    votes), and an item whose open slots are all taken.
+    In: the NLI label and how H* reads (``fluency``: ok, the default, odd or broken; the older
+    ``not_fluent=True`` means broken). Out: the new judgment's id. Refused (InputError) for an
+    unknown item, a label or fluency outside its values, a second vote by the same annotator, an
+    item never served to them (app votes), and an item whose open slots are all taken.
     """
     label = check_label(label)
+    level = check_fluency(fluency, not_fluent)
     if seconds is not None and not seconds >= 0:
         raise InputError(f"time spent must be >= 0 seconds, got {seconds!r}")
     with store.transaction() as db:
@@ -145,7 +160,7 @@ def submit(store: Store, annotator_id: int, item_id: int, label: str, not_fluent
             raise InputError(f"item {item_id} already has all the votes it needs")
         judgment_id = db.table("judgments").insert({
             "item_id": item_id, "annotator_id": annotator_id, "label": label,
-            "not_fluent": int(bool(not_fluent)), "seconds": seconds, "source": source,
+            "fluency": level.value, "not_fluent": int(level == Fluency.BROKEN), "seconds": seconds, "source": source,
             "created_at": store.now(), "comment": _comment(comment),
         }).last_pk
         assert judgment_id is not None  # set by every insert

@@ -32,6 +32,12 @@ from engine.reports.paper_tables import format_paper, paper_pivot, to_latex
 from engine.reports.tables import format_cell, format_table
 from engine.store import schema as run_schema
 
+#: The three readings of HVASR, as the command line explains them.
+HVASR_READINGS = ("HVASR: valid / attacked (unjudged attacks count as not validated; label only, the paper's "
+                  "reading); HVASR+E: valid and not read as broken English by half the judges or more (label and "
+                  "not broken; valid fluent), over attacked; HVASR+N: valid and read as natural English (ok) by a "
+                  "strict majority of the judges (label and natural; valid natural), over attacked;")
+
 
 def _open(args: argparse.Namespace) -> Store:
     return Store.open(args.db)
@@ -105,8 +111,8 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         print(reading)
     print(format_table(
         ("annotator", "votes", "agree w/ majority", "gold votes", "gold accuracy",
-         "not fluent", "mean s"),
-        [(a.name, a.votes, a.agreement, a.gold_votes, a.gold_accuracy, a.not_fluent_share,
+         "odd share", "broken share", "mean s"),
+        [(a.name, a.votes, a.agreement, a.gold_votes, a.gold_accuracy, a.odd_share, a.broken_share,
           a.mean_seconds) for a in report.annotators],
     ))
     return 0
@@ -115,13 +121,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 def cmd_hvasr(args: argparse.Namespace) -> int:
     with _open(args) as store:
         rows = hvasr(store, args.by)
-    print(format_table((args.by, "attacked", "successful", "judged", "valid", "ASR", "coverage", "HVASR",
-                        "HVASR fluent", "HVASR judged", "HVASR estimated", "estimate on judged"),
-                       [(r.value, r.attacked, r.successful, r.judged, r.valid, r.asr, r.coverage, r.hvasr,
-                         r.hvasr_fluent, r.hvasr_judged, r.hvasr_estimated, r.estimate_on_judged) for r in rows]))
-    print("HVASR: valid / attacked (unjudged attacks count as not validated; label only, the paper's reading); "
-          "HVASR fluent: valid and not flagged as broken English by half the judges or more, over attacked; "
-          "HVASR judged: valid / judged; "
+    print(format_table((args.by, "attacked", "successful", "judged", "valid", "valid fluent", "valid natural",
+                        "ASR", "coverage", "HVASR", "HVASR+E", "HVASR+N", "HVASR judged", "HVASR estimated",
+                        "estimate on judged"),
+                       [(r.value, r.attacked, r.successful, r.judged, r.valid, r.valid_fluent, r.valid_natural,
+                         r.asr, r.coverage, r.hvasr, r.hvasr_fluent, r.hvasr_natural, r.hvasr_judged,
+                         r.hvasr_estimated, r.estimate_on_judged) for r in rows]))
+    print(f"{HVASR_READINGS} HVASR judged: valid / judged; "
           "coverage: judged / successful; '-' where nothing is judged. HVASR estimated: the validity "
           "estimates of the successful H* over attacked pairs; estimate on judged: their mean over the judged "
           "attacks (beside HVASR judged: the estimate's calibration); '-' for runs without a validity gate.")
@@ -132,10 +138,11 @@ def cmd_report(args: argparse.Namespace) -> int:
     with _open(args) as store:
         tables = load_report(store, args.run)
     print_report(tables, args.csv)
+    print(HVASR_READINGS.rstrip(";") + ".")
     pivot = paper_pivot(tables.runs)
     if not pivot.empty:
         print("\nPaper table (Tables 4-5): setups x attack system, victim and data set; HVASR = label only, "
-              "HVASR+E = label and not broken\n" + format_paper(pivot))
+              "HVASR+E = label and not broken, HVASR+N = label and natural\n" + format_paper(pivot))
     if args.latex is not None:
         _write(args.latex, to_latex(pivot))
         print(f"wrote the paper table to {args.latex}")

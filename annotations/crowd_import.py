@@ -1,4 +1,7 @@
-"""Merge judgments gathered elsewhere (e.g. an MTurk batch result CSV) into the store."""
+"""Merge judgments gathered elsewhere (e.g. an MTurk batch result CSV) into the store.
+
+How H* reads comes in a ``fluency`` column (ok, odd or broken), or in the older yes/no
+``not_fluent`` column (yes: broken, no: ok); with neither, a vote reads as ok."""
 
 from __future__ import annotations
 
@@ -7,8 +10,8 @@ import re
 from pathlib import Path
 from typing import TextIO
 
-from annotations.assignment import check_label, submit
-from annotations.records import ImportReport
+from annotations.assignment import check_fluency, check_label, submit
+from annotations.records import Fluency, ImportReport
 from annotations.store import Store
 from engine.core.errors import InputError
 from engine.data.readers import check_text_file, not_utf8
@@ -18,6 +21,7 @@ COLUMN_ALIASES = {
     "item_id": ("item_id", "Input.item_id"),
     "worker_id": ("worker_id", "WorkerId"),
     "label": ("label", "Answer.label"),
+    "fluency": ("fluency", "Answer.fluency"),
     "not_fluent": ("not_fluent", "Answer.not_fluent"),
     "seconds": ("seconds", "WorkTimeInSeconds"),
 }
@@ -104,9 +108,7 @@ def _import_row(store: Store, row: dict, columns: dict[str, str], source: str) -
     if not _WORKER.match(worker):
         raise InputError(f"worker id {worker!r} must be 1-64 letters, digits or _.@+-")
     label = check_label(row[columns["label"]])
-    flag = row.get(columns.get("not_fluent", ""), "").strip().lower()
-    if flag not in _TRUE | _FALSE:
-        raise InputError(f"not-fluent flag {flag!r} is not yes/no")
+    fluency = _fluency(row, columns)
     raw_seconds = row.get(columns.get("seconds", ""), "").strip()
     try:
         seconds = float(raw_seconds) if raw_seconds else None
@@ -122,5 +124,15 @@ def _import_row(store: Store, row: dict, columns: dict[str, str], source: str) -
                 return "duplicate"
             raise InputError(f"worker {worker} already voted {stored['label']!r} on item "
                              f"{item_id}; conflicting vote {label!r} rejected")
-        submit(store, annotator_id, item_id, label, flag in _TRUE, seconds, source="import")
+        submit(store, annotator_id, item_id, label, fluency, seconds, source="import")
     return "imported"
+
+
+def _fluency(row: dict, columns: dict[str, str]) -> Fluency:
+    """The row's fluency: its ``fluency`` cell (ok, odd or broken), else its not-fluent flag (yes:
+    broken, no or empty: ok); both given must agree."""
+    level = row.get(columns.get("fluency", ""), "").strip() or None
+    flag = row.get(columns.get("not_fluent", ""), "").strip().lower()
+    if flag not in _TRUE | _FALSE:
+        raise InputError(f"not-fluent flag {flag!r} is not yes/no")
+    return check_fluency(level, flag in _TRUE if flag else None)

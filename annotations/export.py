@@ -1,4 +1,6 @@
-"""Export attacks with their votes and majority as CSV or JSON Lines."""
+"""Export attacks with their votes and majority as CSV or JSON Lines: each vote with its label and
+fluency (ok, odd or broken; ``not_fluent`` beside it for older readers), and per item the counts of
+labels and of fluency levels."""
 
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ COLUMNS = (
     "original_hypothesis", "adversarial_hypothesis", "gold_label", "source_label", "target_label",
     "original_prediction", "original_probabilities", "adversarial_prediction",
     "adversarial_probabilities", "queries", "cache_hits", "perplexity", "operators", "polarity",
-    "votes", "vote_counts", "not_fluent_votes", "majority", "state", "derivation",
+    "votes", "vote_counts", "fluency_votes", "not_fluent_votes", "majority", "state", "derivation",
 )
 
 
@@ -29,10 +31,11 @@ def export_rows(store: Store, run_name: str | None = None) -> list[dict[str, Any
     results = item_results(store)
     votes: dict[int, list[dict[str, Any]]] = defaultdict(list)
     for row in store.db.query(
-        "SELECT j.item_id, a.name, j.label, j.not_fluent, j.comment FROM judgments j "
+        "SELECT j.item_id, a.name, j.label, j.fluency, j.not_fluent, j.comment FROM judgments j "
         "JOIN annotators a ON a.id = j.annotator_id ORDER BY j.id"
     ):
-        vote = {"annotator": row["name"], "label": row["label"], "not_fluent": bool(row["not_fluent"])}
+        vote = {"annotator": row["name"], "label": row["label"], "fluency": row["fluency"],
+                "not_fluent": bool(row["not_fluent"])}
         if row["comment"]:
             vote["comment"] = row["comment"]
         votes[row["item_id"]].append(vote)
@@ -57,6 +60,7 @@ def export_rows(store: Store, run_name: str | None = None) -> list[dict[str, Any
             "polarity": record.polarity,
             "votes": votes.get(attack.item_id, []) if attack.item_id else [],
             "vote_counts": result.votes if result else None,
+            "fluency_votes": result.fluency if result else None,
             "not_fluent_votes": result.not_fluent if result else None,
             "majority": result.majority if result else None,
             "state": result.state if result else None,

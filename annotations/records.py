@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.core.vocab import LABELS, AttackStatus, NLILabel
+from engine.core.vocab import FLUENCIES, LABELS, AttackStatus, Fluency, NLILabel
 from engine.store.records import AttackRecord, Run, StoredAttack
 
-__all__ = ["LABELS", "AttackRecord", "AttackStatus", "NLILabel", "Run", "StoredAttack"]
+__all__ = ["FLUENCIES", "LABELS", "AttackRecord", "AttackStatus", "Fluency", "NLILabel", "Run", "StoredAttack"]
 
 ROLES: tuple[str, ...] = ("annotator", "admin")
 
@@ -40,17 +40,22 @@ class QueueItem:
 
 @dataclass(frozen=True)
 class Judgment:
-    """One vote on one item."""
+    """One vote on one item: a label and how H* reads as English (``fluency``: ok, odd or broken)."""
 
     id: int
     item_id: int
     annotator_id: int
     annotator: str
     label: str
-    not_fluent: bool
+    fluency: str
     seconds: float | None
     source: str
     created_at: str
+
+    @property
+    def not_fluent(self) -> bool:
+        """The older two-level reading of the vote: broken English."""
+        return self.fluency == Fluency.BROKEN
 
 
 @dataclass(frozen=True)
@@ -72,19 +77,30 @@ class ImportReport:
 
 @dataclass(frozen=True)
 class ItemResult:
-    """The aggregated votes of one attack item; ``majority`` is None while pending or tied."""
+    """The aggregated votes of one attack item; ``majority`` is None while pending or tied;
+    ``fluency`` counts the votes per fluency level (ok, odd, broken)."""
 
     item_id: int
     attack_id: int
     votes: dict[str, int]
-    not_fluent: int
+    fluency: dict[str, int]
     majority: str | None
     state: str  # "pending" (fewer than k votes), "tie" or "resolved"
 
     @property
+    def not_fluent(self) -> int:
+        """Votes that read H* as broken English (the older flag's count)."""
+        return self.fluency.get(Fluency.BROKEN, 0)
+
+    @property
     def broken(self) -> bool:
-        """At least half of the item's judges flagged H* as not fluent or not meaningful English."""
+        """At least half of the item's judges read H* as broken (ungrammatical or meaningless)."""
         return self.not_fluent * 2 >= sum(self.votes.values()) > 0
+
+    @property
+    def natural(self) -> bool:
+        """A strict majority of the item's judges read H* as ok: English a native speaker could have written."""
+        return self.fluency.get(Fluency.OK, 0) * 2 > sum(self.votes.values())
 
 
 @dataclass(frozen=True)
@@ -96,7 +112,9 @@ class AnnotatorAgreement:
     agreement: float | None
     gold_votes: int
     gold_accuracy: float | None
-    not_fluent_share: float | None
+    #: shares of this annotator's votes that read the hypothesis as odd, and as broken
+    odd_share: float | None
+    broken_share: float | None
     mean_seconds: float | None
 
 
@@ -118,7 +136,9 @@ class AgreementReport:
 @dataclass(frozen=True)
 class HvasrRow:
     """Human-validated attack success for one group (a run, setup, data set, operator...), by the
-    one definition of :class:`engine.reports.metrics.HumanValidation`."""
+    one definition of :class:`engine.reports.metrics.HumanValidation`, in its three readings side by
+    side: label only (``hvasr``, the paper's), label and not broken (``hvasr_fluent``), label and
+    natural (``hvasr_natural``)."""
 
     group: str
     value: str
@@ -126,15 +146,19 @@ class HvasrRow:
     successful: int
     judged: int
     valid: int
+    #: valid attacks that the judges also read as English (not :attr:`ItemResult.broken`)
+    valid_fluent: int
+    #: valid attacks whose H* a strict majority of the judges read as natural (:attr:`ItemResult.natural`)
+    valid_natural: int
     asr: float | None
     coverage: float | None
     hvasr: float | None
+    #: HVASR, label and not broken: ``valid_fluent`` over attacked pairs
+    hvasr_fluent: float | None
+    #: HVASR, label and natural: ``valid_natural`` over attacked pairs
+    hvasr_natural: float | None
     hvasr_judged: float | None
     #: HVASR as the validity estimate predicts it (estimates of the successful H* over attacked pairs)
     hvasr_estimated: float | None = None
     #: the mean estimate over the judged attacks: beside ``hvasr_judged``, the estimate's calibration
     estimate_on_judged: float | None = None
-    #: valid attacks that the judges also read as English (not :attr:`ItemResult.broken`)
-    valid_fluent: int = 0
-    #: HVASR under the stricter reading, label and not broken: ``valid_fluent`` over attacked pairs
-    hvasr_fluent: float | None = None

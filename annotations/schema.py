@@ -9,6 +9,8 @@ from engine.store import schema as run_schema
 from engine.store.schema import LABEL_CHECK
 
 COMPONENT = "annotations"
+#: The fluency levels of a vote (:class:`engine.core.vocab.Fluency`), as a migration wrote them.
+FLUENCY_CHECK = "IN ('ok', 'odd', 'broken')"
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: annotators, items, assignments, judgments.
@@ -89,6 +91,31 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE items",
         "ALTER TABLE items_rebuilt RENAME TO items",
         "CREATE UNIQUE INDEX IF NOT EXISTS items_gold_pair ON items(premise, hypothesis) WHERE kind = 'gold'",
+    ),
+    # 4: fluency in three levels per vote (ok, odd, broken) instead of the not-fluent flag. An old
+    # flagged vote reads as broken, any other as ok; not_fluent stays, always fluency = 'broken', for
+    # older readers and exports. The table is rebuilt (a CHECK across columns cannot be added).
+    (
+        f"""CREATE TABLE judgments_rebuilt (
+            id INTEGER PRIMARY KEY,
+            item_id INTEGER NOT NULL REFERENCES items(id),
+            annotator_id INTEGER NOT NULL REFERENCES annotators(id),
+            label TEXT NOT NULL CHECK (label {LABEL_CHECK}),
+            not_fluent INTEGER NOT NULL CHECK (not_fluent IN (0, 1)),
+            fluency TEXT NOT NULL CHECK (fluency {FLUENCY_CHECK}),
+            seconds REAL CHECK (seconds IS NULL OR seconds >= 0),
+            source TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            comment TEXT,
+            UNIQUE (item_id, annotator_id),
+            CHECK (not_fluent = (fluency = 'broken'))
+        )""",
+        "INSERT INTO judgments_rebuilt (id, item_id, annotator_id, label, not_fluent, fluency, seconds, source, "
+        "created_at, comment) SELECT id, item_id, annotator_id, label, not_fluent, "
+        "CASE WHEN not_fluent = 1 THEN 'broken' ELSE 'ok' END, seconds, source, created_at, comment FROM judgments",
+        "DROP TABLE judgments",
+        "ALTER TABLE judgments_rebuilt RENAME TO judgments",
+        "CREATE INDEX IF NOT EXISTS judgments_annotator ON judgments(annotator_id)",
     ),
 )
 

@@ -1,7 +1,9 @@
-"""Text shown by the app: user and data text escaped for markdown (a light module, no models)."""
+"""Text shown by the app: user and data text escaped for markdown, HTML and plotly (a light module,
+no models)."""
 
 from __future__ import annotations
 
+import html
 import re
 import string
 
@@ -34,3 +36,11 @@ def html_escape(text: str) -> str:
     """Text shown inside HTML that markdown renders, as itself (no tags, entities, links,
     autolinks, emphasis or math)."""
     return "".join(_HTML_REFERENCES.get(ch, ch) for ch in _RAW_AUTOLINKS.sub("\u2060", text))
+
+
+def plotly_escape(text: object) -> str:
+    """Data text for a plotly figure (titles, ticks, legends, hover labels), as itself: plotly renders
+    a subset of HTML there (``<b>``, ``<a href>``, ``<br>``, entities), so ``&``, ``<`` and ``>``
+    become the entities plotly decodes (it shows ``&quot;`` as written, so quotes stay: without a
+    ``<`` there is no tag for them to matter in)."""
+    return html.escape(str(text), quote=False)

@@ -167,14 +167,15 @@ def candidate_html(candidate: Candidate) -> str:
 
 
 def candidates_table(candidates: Sequence[Candidate]) -> pd.DataFrame:
-    """Ranked candidates: text, operator, relations, edit, fluency score, validity estimate (when estimated)."""
+    """Ranked candidates: text, operator, relations, edit, fluency score, validity and natural
+    estimates (when estimated)."""
     return pd.DataFrame([
         {"rank": k, "H*": c.text, "operator": c.operator, "edit": c.edit_kind,
          "old → new": f"{c.old or '∅'} → {c.new or '∅'}",
          "lexical": f"{c.lexical_relation.symbol} {c.lexical_relation.name.lower()}",
          "H → H*": f"{c.relation.symbol} {c.relation.name.lower()}",
          "score": None if c.score is None else round(c.score, 2),
-         "validity": c.validity}
+         "validity": c.validity, "natural": c.naturalness}
         for k, c in enumerate(candidates, start=1)
     ]).set_index("rank")
 
@@ -249,15 +250,22 @@ def probability_figure(rows: Sequence[tuple[str, Prediction]], title: str = "") 
 
 # HVASR has one definition (engine.reports.metrics.HumanValidation); every page explains and shows it alike.
 HVASR_HELP = (
-    "ASR: successful / attacked pairs. HVASR: attacks that fooled the victim and whose human majority "
-    "label equals the target label, over attacked pairs; attacks nobody has judged yet count as not "
-    "validated, so read it beside its coverage (judged / successful attacks). HVASR judged: valid / "
-    "judged attacks. '—' until something is judged. HVASR fluent (HVASR+E): the stricter reading, valid "
-    "and not flagged as broken English by half the judges or more. HVASR estimated: what the validity "
-    "estimate predicts (the successful H*'s estimates summed, over attacked pairs), '—' for runs without a "
-    "validity gate."
+    "ASR: successful / attacked pairs. HVASR, in three readings side by side, over attacked pairs: "
+    "label only (hvasr, the paper's): attacks that fooled the victim and whose human majority label equals "
+    "the target label; label and not broken (hvasr_fluent, HVASR+E): valid, and fewer than half the judges "
+    "read H* as broken English; label and natural (hvasr_natural, HVASR+N): valid, and a strict majority of "
+    "the judges read H* as English a native speaker could have written. Attacks nobody has judged yet count "
+    "as not validated, so read HVASR beside its coverage (judged / successful attacks). HVASR judged: valid / "
+    "judged attacks. '—' until something is judged. HVASR estimated: what the validity estimate predicts (the "
+    "successful H*'s estimates summed, over attacked pairs), '—' for runs without a validity gate."
 )
-HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "estimate_on_judged")
+HVASR_RATIOS = ("asr", "coverage", "hvasr", "hvasr_fluent", "hvasr_natural", "hvasr_judged", "hvasr_estimated",
+                "estimate_on_judged", "asr_contribution", "valid_share", "natural_share", "share")
+#: On-screen headings of the HVASR readings (``st.dataframe(column_config=...)``; the columns keep
+#: their names in downloads and exports).
+HVASR_HEADINGS = {"hvasr": "HVASR: label", "hvasr_fluent": "HVASR: label and not broken",
+                  "hvasr_natural": "HVASR: label and natural", "valid_fluent": "valid and not broken",
+                  "valid_natural": "valid and natural"}
 
 
 def shown_ratios(table: pd.DataFrame, columns: Sequence[str] = HVASR_RATIOS) -> pd.DataFrame:

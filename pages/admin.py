@@ -13,7 +13,8 @@ from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
 from app.auth import admin_session, open_store, signin_link, start_session
-from app.widgets import HVASR_HELP, md_escape, shown_ratios
+from app.text import plotly_escape
+from app.widgets import HVASR_HEADINGS, HVASR_HELP, md_escape, shown_ratios
 from engine.core.errors import InputError
 
 st.title("Annotation admin")
@@ -156,10 +157,14 @@ with open_store() as store:
         if table.empty:
             st.info("No votes yet.")
         else:
+            st.caption("odd share, broken share: the annotator's votes that read the hypothesis as odd "
+                       "(understandable, not what a native speaker would write) and as broken (ungrammatical or "
+                       "meaningless).")
             st.dataframe(table, width="stretch", hide_index=True)
+            names = [plotly_escape(name) for name in table["name"]]
             figure = go.Figure([
-                go.Bar(name="agreement with majority", x=table["name"], y=table["agreement"]),
-                go.Bar(name="gold accuracy", x=table["name"], y=table["gold_accuracy"]),
+                go.Bar(name="agreement with majority", x=names, y=table["agreement"]),
+                go.Bar(name="gold accuracy", x=names, y=table["gold_accuracy"]),
             ])
             figure.update_layout(barmode="group", yaxis={"range": [0, 1], "title": "share"},
                                  height=360, margin={"t": 30})
@@ -171,7 +176,7 @@ with open_store() as store:
         if rows:
             st.caption(HVASR_HELP)
             st.dataframe(shown_ratios(pd.DataFrame([asdict(r) for r in rows]).drop(columns="group")),
-                         width="stretch", hide_index=True)
+                         width="stretch", hide_index=True, column_config=HVASR_HEADINGS)
         else:
             st.info("No attack runs in this store yet.")
 

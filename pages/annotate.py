@@ -13,13 +13,19 @@ from engine.core.errors import InputError
 GUIDELINE = (Path(__file__).resolve().parent.parent / "docs" / "annotation-guideline.md").read_text(encoding="utf-8")
 CHOICES = (("Entailment", "entailment", "1"), ("Neutral", "neutral", "2"),
            ("Contradiction", "contradiction", "3"))
+#: How the hypothesis reads, chosen before the label (a label key records both): the keys sit under 1 / 2 / 3.
+FLUENCY = (("OK", "ok", "q", "English a native speaker could have written"),
+           ("Odd", "odd", "w", "understandable, but not what a native speaker would write"),
+           ("Broken", "broken", "e", "ungrammatical or meaningless"))
+#: The fluency chosen for the item on screen, as {item id: level}; any other item starts at ok.
+FLUENCY_STATE = "natlog_fluency"
 
 st.title("Annotate")
 
 
-def toggle(key: str) -> None:
-    """Flip a checkbox's state (from a button's callback, before the box is drawn again)."""
-    st.session_state[key] = not st.session_state.get(key, False)
+def choose_fluency(item_id: int, level: str) -> None:
+    """Remember the fluency chosen for the item on screen (a button's callback, before the page is drawn again)."""
+    st.session_state[FLUENCY_STATE] = {item_id: level}
 
 
 with open_store() as store:
@@ -50,20 +56,24 @@ with open_store() as store:
 
     st.markdown("Assume the **premise** is true. Is the **hypothesis** then definitely true "
                 "(*entailment*), possibly true (*neutral*), or definitely false "
-                "(*contradiction*)? Keys **1 / 2 / 3** answer.")
+                "(*contradiction*)? Keys **1 / 2 / 3** answer. Before that, say how the hypothesis reads "
+                "if it is not plain English: keys **Q** ok, **W** odd, **E** broken (ok unless you change it).")
     with st.container(border=True):
         for caption, text in (("Premise", item.premise), ("Hypothesis", item.hypothesis)):
             st.caption(caption)
             st.markdown(f'<p style="font-size:1.5rem">{html_escape(text)}</p>',
                         unsafe_allow_html=True)
-    flag = f"not-fluent-{item.item_id}"
-    not_fluent = st.checkbox("The hypothesis is not fluent or not meaningful (key 4)", key=flag)
-    # Key 4 ticks (or unticks) the box, as keys 1-3 answer: a callback runs before the box is drawn again.
-    st.button("Not fluent or not meaningful (4)", key=f"flag-{item.item_id}", shortcut="4", on_click=toggle,
-              args=(flag,))
     comment = st.text_input("Comment (optional)", key=f"comment-{item.item_id}", max_chars=COMMENT_CHARS,
                             placeholder="anything the admin should know about this pair")
 
+    fluency = st.session_state.get(FLUENCY_STATE, {}).get(item.item_id, "ok")
+    reads = next(choice for choice in FLUENCY if choice[1] == fluency)
+    st.caption(f"How the hypothesis reads: **{reads[0]}**, {reads[3]}.")
+    for column, (title, level, key, meaning) in zip(st.columns(3), FLUENCY):
+        column.button(f"{title} ({key})", key=f"fluency-{level}", shortcut=key, width="stretch", help=meaning,
+                      icon=":material/radio_button_checked:" if level == fluency
+                      else ":material/radio_button_unchecked:",
+                      on_click=choose_fluency, args=(item.item_id, level))
     chosen = None
     for column, (title, label, key) in zip(st.columns(3), CHOICES):
         if column.button(f"{title} ({key})", key=f"{label}-{item.item_id}", type="primary",
@@ -76,7 +86,8 @@ with open_store() as store:
     try:
         if chosen is not None:
             seconds = time.monotonic() - served.pop(item.item_id, time.monotonic())
-            session.submit(item.item_id, chosen, not_fluent=not_fluent, seconds=round(seconds, 2), comment=comment)
+            session.submit(item.item_id, chosen, fluency, seconds=round(seconds, 2), comment=comment)
+            st.session_state.pop(FLUENCY_STATE, None)
             st.rerun()
         if skipped:
             served.pop(item.item_id, None)

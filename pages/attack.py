@@ -127,8 +127,9 @@ def round_frame(search: AttackSearch, rnd: Round) -> pd.DataFrame:
         rows.append({
             "rank": k + 1, "H*": candidate.text, "operator": candidate.operator,
             "H → H*": candidate.relation.symbol, "score": round(candidate.score or 0.0, 2),
-            "validity": candidate.validity,
+            "validity": candidate.validity, "natural": candidate.naturalness,
             "queried": "query" if query and query.counted else ("cache" if query else ""),
+            "asked because": rnd.reasons[k] if k < len(rnd.reasons) else "",
             "victim": query.prediction.label if query else "not asked",
             f"P({target})": f"{query.prediction.prob(target):.3f}" if query else "—",
         })

@@ -27,7 +27,9 @@ st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the la
            "ranked by language-model fluency (lower perplexity first). With a premise, each gets a validity "
            "estimate (the probability that blind judges would give (P, H*) the target label in plain English); "
            "the attack does not ask candidates under min_validity. The list is in the order the attack asks: "
-           "fluency weighed against the estimate, and the swaps of a verb last (verb_swaps_last).")
+           "fluency weighed against the natural estimate (valid and natural English), the swaps of a verb "
+           "after the others (verb_swaps_last), and candidates estimated under natural_floor (double negations, "
+           "rare words) last; the max-hvasr recipe orders by the validity estimate instead.")
 
 settings = cached.settings()
 with st.form("candidates-form"):

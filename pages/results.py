@@ -1,4 +1,5 @@
-"""Results: attack runs side by side (ASR, HVASR, QN, PPL) with breakdowns by operator and polarity."""
+"""Results: attack runs side by side (ASR, HVASR in three readings, QN, PPL) with breakdowns by operator and
+polarity (each one's ASR contribution, valid and natural shares of its judged successes, mean QN)."""
 
 from dataclasses import asdict
 
@@ -10,10 +11,17 @@ from annotations.aggregation import agreement, agreement_reading, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.links import stepper_link
-from app.widgets import HVASR_HELP, md_escape, shown_ratios
+from app.text import plotly_escape
+from app.widgets import HVASR_HEADINGS, HVASR_HELP, md_escape, shown_ratios
 from engine.core.vocab import AttackStatus
 from engine.reports.paper_tables import paper_pivot, to_latex
 from engine.store.identity import diff_rows, recipe_rows
+
+#: The breakdowns' rates, charted side by side, and the columns of their tables.
+BREAKDOWN_RATES = {"asr_contribution": "ASR contribution", "valid_share": "valid share (judged)",
+                   "natural_share": "natural share (judged)"}
+BREAKDOWN_SHOWN = ("successful", "share", "asr_contribution", "judged", "valid_share", "natural_share", "qn_mean",
+                   "ppl_mean")
 
 st.title("Attack results")
 
@@ -25,11 +33,12 @@ with open_store() as store:
                 "--setup E2E ...`.")
         st.stop()
     table = pd.DataFrame([asdict(r) for r in rows]).set_index("run").round(
-        {"asr": 3, "hvasr": 3, "hvasr_fluent": 3, "hvasr_judged": 3, "hvasr_estimated": 3, "coverage": 3,
+        {"asr": 3, "hvasr": 3, "hvasr_fluent": 3, "hvasr_natural": 3, "hvasr_judged": 3, "hvasr_estimated": 3,
+         "coverage": 3,
          "qn_mean": 1, "qn_median": 1, "ppl_mean": 1, "seconds": 1})
     st.subheader("Runs")
     st.caption(HVASR_HELP + " QN: victim queries of successful attacks. PPL: causal-LM perplexity of H*.")
-    st.dataframe(shown_ratios(table), width="stretch")
+    st.dataframe(shown_ratios(table), width="stretch", column_config=HVASR_HEADINGS)
     st.download_button("Download CSV", table.to_csv().encode(), "natlog-runs.csv", "text/csv")
 
     calibration = [r for r in hvasr(store, "run") if r.estimate_on_judged is not None]
@@ -55,30 +64,38 @@ with open_store() as store:
     st.subheader("Paper table")
     st.caption("Setups by attack system, victim and data set, as in Zheng & Zhu (2023), Tables 4-5: one block per "
                "system, NatLog first, peers recorded by `bench/peers.py --natlog-run` after it (several runs of one "
-               "setup, system, victim and data set are averaged). HVASR: label only (the paper's reading); "
-               "HVASR+E: label and not broken English. 'judged': HVASR's coverage.")
+               "setup, system, victim and data set are averaged). HVASR (hvasr): label only (the paper's reading); "
+               "HVASR+E (hvasr_fluent): label and not broken; HVASR+N (hvasr_natural): label and natural. "
+               "'judged': HVASR's coverage.")
     pivot = paper_pivot(rows)
     st.dataframe(shown_ratios(pivot), width="stretch")
     left, right = st.columns(2)
     left.download_button("Download CSV", pivot.to_csv().encode(), "natlog-paper-table.csv", "text/csv")
     right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")
 
-    systems = table.reset_index().dropna(subset=["hvasr"])
+    # Data strings reach the charts escaped: plotly renders a subset of HTML in labels, ticks and hover.
+    shown = table.reset_index()
+    for column in ("run", "system", "setup"):
+        shown[column] = shown[column].map(plotly_escape)
+    systems = shown.dropna(subset=["hvasr"])
     if systems["system"].nunique() > 1:
-        by_system = systems.groupby(["setup", "system"], as_index=False)[["asr", "hvasr", "hvasr_fluent"]].mean()
+        readings = ["asr", "hvasr", "hvasr_fluent", "hvasr_natural"]
+        by_system = systems.groupby(["setup", "system"], as_index=False)[readings].mean()
         by_system = by_system.melt(id_vars=["setup", "system"], var_name="metric", value_name="rate").dropna()
         st.plotly_chart(px.bar(by_system, x="setup", y="rate", color="system", barmode="group", facet_row="metric",
-                               range_y=[0, 1], height=640,
+                               range_y=[0, 1], height=800,
                                title="Attack systems side by side on their judged runs: ASR, HVASR (label only), "
-                                     "HVASR+E (label and not broken)"), width="stretch")
+                                     "HVASR+E (label and not broken), HVASR+N (label and natural)"), width="stretch")
 
-    long = table.reset_index().melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr", "hvasr_fluent", "hvasr_estimated"],
-                                    var_name="metric", value_name="rate").dropna()
+    long = shown.melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr", "hvasr_fluent", "hvasr_natural",
+                                                             "hvasr_estimated"],
+                      var_name="metric", value_name="rate").dropna()
     st.plotly_chart(px.bar(long, x="run", y="rate", color="metric", barmode="group", hover_data=["setup"],
-                           range_y=[0, 1], title="Attack success (ASR) and human-validated success (HVASR)"),
+                           range_y=[0, 1], title="Attack success (ASR) and human-validated success (HVASR: label; "
+                                                 "+E: and not broken; +N: and natural)"),
                     width="stretch")
 
-    queries = pd.DataFrame([{"run": a.run_name, "queries": a.record.queries}
+    queries = pd.DataFrame([{"run": plotly_escape(a.run_name), "queries": a.record.queries}
                             for a in store.attacks(with_trace=False) if a.record.status == AttackStatus.SUCCESS])
     if not queries.empty:
         violins = px.violin(queries, x="run", y="queries", box=True, points="all",
@@ -111,9 +128,10 @@ with open_store() as store:
                         for a in attacks if a.record.status == AttackStatus.SUCCESS])
     left, right = st.columns(2)
     if not won.empty:
-        left.plotly_chart(px.histogram(won, x="queries", nbins=30, title=f"Query numbers ({run})"), width="stretch")
-        right.plotly_chart(px.histogram(won.dropna(), x="perplexity", nbins=30, title=f"Perplexity of H* ({run})"),
-                           width="stretch")
+        left.plotly_chart(px.histogram(won, x="queries", nbins=30, title=f"Query numbers ({plotly_escape(run)})"),
+                          width="stretch")
+        right.plotly_chart(px.histogram(won.dropna(), x="perplexity", nbins=30,
+                                        title=f"Perplexity of H* ({plotly_escape(run)})"), width="stretch")
     else:
         left.info("This run has no successful attack yet.")
     tables = load_report(store, run)
@@ -122,12 +140,20 @@ with open_store() as store:
         if parts.empty:
             continue
         st.subheader(f"Successful attacks by {group}")
-        st.caption(f"An attack counts once under each {group} its derivation H → H* used, so shares can "
-                   "add up to more than 1.")
-        st.plotly_chart(px.bar(parts, x="value", y="successful", hover_data=["share", "qn_mean", "ppl_mean"],
-                               title=f"{run}: by {group}"), width="stretch", key=f"by-{group}")
-        st.dataframe(parts.drop(columns=["run", "group"]).set_index("value").round(
-            {"share": 3, "qn_mean": 1, "ppl_mean": 1}), width="stretch")
+        st.caption(f"An attack counts once under each {group} its derivation H → H* used, so shares can add up to "
+                   f"more than 1. ASR contribution: successes using the {group} / attacked pairs of the run. Valid "
+                   "share and natural share: of its successes people judged, those whose majority label is the "
+                   "target, and those most judges read as natural English ('—' until one is judged). QN: mean "
+                   "queries of its successes.")
+        rates = parts.assign(value=parts["value"].map(plotly_escape)).melt(
+            id_vars=["value", "successful", "judged", "qn_mean"], value_vars=list(BREAKDOWN_RATES),
+            var_name="measure", value_name="rate").dropna(subset=["rate"])
+        rates["measure"] = rates["measure"].map(BREAKDOWN_RATES)
+        st.plotly_chart(px.bar(rates, x="value", y="rate", color="measure", barmode="group", range_y=[0, 1],
+                               hover_data=["successful", "judged", "qn_mean"], labels={"value": group},
+                               title=f"{plotly_escape(run)}: by {group}"), width="stretch", key=f"by-{group}")
+        st.dataframe(shown_ratios(parts[["value", *BREAKDOWN_SHOWN]].set_index("value").round(
+            {"qn_mean": 1, "ppl_mean": 1})), width="stretch")
 
     st.subheader("Recipe")
     st.caption("Everything that shapes the run's attacks, stored with it: the attack recipe (operators and their "

@@ -1,7 +1,9 @@
-"""``report`` subcommand: ASR, QN and PPL per run, with the operator and polarity breakdowns.
+"""``report`` subcommand: ASR, QN and PPL per run, with the operator and polarity breakdowns (each
+operator's ASR contribution and mean QN).
 
-HVASR needs the human judgments of the annotation layer: ``python -m annotations report`` prints
-the same tables with it, through :func:`engine.reports.metrics.print_report`."""
+HVASR and each operator's valid and natural shares need the human judgments of the annotation
+layer: ``python -m annotations report`` prints the same tables with them, through
+:func:`engine.reports.metrics.print_report`."""
 
 from __future__ import annotations
 
@@ -48,5 +50,6 @@ def cmd_report(args: argparse.Namespace) -> int:
             return 0
         tables = load_report(store, args.run)
     print_report(tables, args.csv)
-    print("\n(HVASR comes from human judgments: python -m annotations report)")
+    print("\n(HVASR in its three readings, and each operator's valid and natural shares, come from human "
+          "judgments: python -m annotations report)")
     return 0

@@ -48,3 +48,15 @@ class AttackStatus(_Vocabulary):
 
 #: The NLI labels in the order victims output them.
 LABELS: tuple[NLILabel, ...] = tuple(NLILabel)
+
+
+class Fluency(_Vocabulary):
+    """fluency: how one judge reads a hypothesis as English."""
+
+    OK = "ok"  # English a native speaker could have written
+    ODD = "odd"  # understandable, but unnatural: not what a native speaker would write
+    BROKEN = "broken"  # ungrammatical or meaningless
+
+
+#: The fluency levels, from natural to broken.
+FLUENCIES: tuple[Fluency, ...] = tuple(Fluency)

@@ -4,8 +4,11 @@
 - QN: queries of successful attacks (mean and median).
 - PPL: mean causal-LM perplexity of H* over successful attacks.
 - HVASR: human judgments live in the annotation layer above the engine, which passes them in
-  (``human``: run name -> :class:`HumanValidation`; ``annotations.report`` does); shown once any
-  attack of the run has a majority judgment.
+  (``human``: run name -> :class:`HumanValidation`; ``verdicts``: attack id -> :class:`Verdict`;
+  ``annotations.report`` does); shown once any attack of the run has a majority judgment, in three
+  readings: label only (the paper's), label and not broken, label and natural.
+- Per operator (and per polarity): each value's ASR contribution (successes using it / attacked
+  pairs), the valid and natural shares of its judged successes, and their mean QN.
 """
 
 from __future__ import annotations
@@ -36,11 +39,12 @@ class HumanValidation:
 
     ``judged`` counts successful attacks with a majority judgment, ``valid`` those whose majority
     label is the target label (the paper's reading, label only), ``valid_fluent`` those of them that
-    fewer than half of the judges flagged as not fluent English (the stricter reading, label and not
-    broken; None where the judgments carry no such flag). Until every successful attack is judged, HVASR over attacked pairs
-    counts the unjudged ones as not validated (a lower bound), so it is always shown with its
-    ``coverage`` and with HVASR over the judged attacks; with nothing judged all three are ``None``
-    (shown as "—"), never 0.
+    fewer than half of the judges read as broken English (label and not broken), ``valid_natural``
+    those that a strict majority of the judges read as natural English (label and natural); either
+    is None where the judgments carry no fluency. Until every successful attack is judged, HVASR
+    over attacked pairs counts the unjudged ones as not validated (a lower bound), so it is always
+    shown with its ``coverage`` and with HVASR over the judged attacks; with nothing judged all
+    three are ``None`` (shown as "—"), never 0.
     """
 
     attacked: int
@@ -48,6 +52,7 @@ class HumanValidation:
     judged: int
     valid: int
     valid_fluent: int | None = None
+    valid_natural: int | None = None
 
     @property
     def coverage(self) -> float | None:
@@ -61,10 +66,18 @@ class HumanValidation:
 
     @property
     def hvasr_fluent(self) -> float | None:
-        """Valid attacks whose H* the judges also read as English, over attacked pairs."""
-        if self.valid_fluent is None or not self.judged or not self.attacked:
+        """Valid attacks whose H* the judges also read as English (not broken), over attacked pairs."""
+        return self._over_attacked(self.valid_fluent)
+
+    @property
+    def hvasr_natural(self) -> float | None:
+        """Valid attacks whose H* most judges read as natural English, over attacked pairs."""
+        return self._over_attacked(self.valid_natural)
+
+    def _over_attacked(self, count: int | None) -> float | None:
+        if count is None or not self.judged or not self.attacked:
             return None
-        return self.valid_fluent / self.attacked
+        return count / self.attacked
 
     @property
     def hvasr_judged(self) -> float | None:
@@ -102,8 +115,10 @@ class RunMetrics:
     hvasr_estimated: float | None = None
     #: the attack system (NatLog, or a peer such as PWWS recorded by bench/peers.py)
     system: str = NATLOG_SYSTEM
-    #: HVASR under the stricter reading: the target label and not flagged as broken English
+    #: HVASR under a stricter reading: the target label and not read as broken English
     hvasr_fluent: float | None = None
+    #: HVASR under the strictest reading: the target label and read as natural English
+    hvasr_natural: float | None = None
 
 
 def trained_pairs_mark(config: Mapping[str, object]) -> str:
@@ -115,8 +130,33 @@ def trained_pairs_mark(config: Mapping[str, object]) -> str:
 
 
 @dataclass(frozen=True)
+class Verdict:
+    """The judges' reading of one successful attack whose item has a majority label (made by the
+    annotation layer, :func:`annotations.aggregation.verdicts`): ``valid`` when that label is the
+    target label, ``broken`` when at least half of its judges read H* as broken English,
+    ``natural`` when a strict majority read it as English a native speaker could have written."""
+
+    valid: bool
+    broken: bool
+    natural: bool
+
+    @property
+    def valid_fluent(self) -> bool:
+        """Valid and not broken (HVASR's second reading)."""
+        return self.valid and not self.broken
+
+    @property
+    def valid_natural(self) -> bool:
+        """Valid and natural (HVASR's third reading)."""
+        return self.valid and self.natural
+
+
+@dataclass(frozen=True)
 class BreakdownRow:
-    """Successful attacks of one run grouped by operator or by polarity of the edited words."""
+    """Successful attacks of one run grouped by operator or by polarity of the edited words; an
+    attack counts toward every value its derivation used. ``asr_contribution``: successes with the
+    value over the run's attacked pairs; ``valid_share`` and ``natural_share``: over the ``judged``
+    of those successes (None while none is judged); ``qn_mean``: their mean queries."""
 
     run: str
     group: str
@@ -125,6 +165,10 @@ class BreakdownRow:
     share: float
     qn_mean: float | None
     ppl_mean: float | None
+    asr_contribution: float | None = None
+    judged: int = 0
+    valid_share: float | None = None
+    natural_share: float | None = None
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -155,6 +199,7 @@ def summarize(run: str, setup: str, victim: str, data: str, attacks: Sequence[St
         recipe=str((config or {}).get("recipe_hash") or ""), trained_pairs=trained_pairs_mark(config or {}),
         hvasr_estimated=estimated, system=system_name(config or {}),
         hvasr_fluent=human.hvasr_fluent if human else None,
+        hvasr_natural=human.hvasr_natural if human else None,
     )
 
 
@@ -182,9 +227,12 @@ def _metrics(loaded: Sequence[tuple[Run, list[StoredAttack]]],
     return out
 
 
-def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str) -> list[BreakdownRow]:
+def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str,
+               verdicts: Mapping[int, Verdict] | None = None) -> list[BreakdownRow]:
+    verdicts = verdicts or {}
     rows = []
     for r, attacks in loaded:
+        attacked = sum(a.record.status != AttackStatus.SKIPPED for a in attacks)
         won = [a for a in attacks if a.record.status == AttackStatus.SUCCESS]
         buckets: dict[str, list[StoredAttack]] = defaultdict(list)
         for attack in won:
@@ -192,10 +240,14 @@ def _breakdown(loaded: Sequence[tuple[Run, list[StoredAttack]]], group: str) -> 
                 buckets[value].append(attack)
         for value, members in sorted(buckets.items(), key=lambda kv: (-len(kv[1]), kv[0])):
             ppl = [a.record.perplexity for a in members if a.record.perplexity is not None]
+            judged = [verdicts[a.id] for a in members if a.id in verdicts]
             rows.append(BreakdownRow(
                 run=r.name, group=group, value=value, successful=len(members),
                 share=len(members) / len(won),
                 qn_mean=_mean([float(a.record.queries) for a in members]), ppl_mean=_mean(ppl),
+                asr_contribution=len(members) / attacked if attacked else None, judged=len(judged),
+                valid_share=_mean([float(v.valid) for v in judged]),
+                natural_share=_mean([float(v.natural) for v in judged]),
             ))
     return rows
 
@@ -206,11 +258,13 @@ def run_metrics(store: RunStore, run: str | None = None,
     return _metrics(_load(store, run), human)
 
 
-def load_report(store: RunStore, run: str | None = None,
-                human: Mapping[str, HumanValidation] | None = None) -> Report:
-    """Run metrics and both breakdowns, reading each run's attacks once."""
+def load_report(store: RunStore, run: str | None = None, human: Mapping[str, HumanValidation] | None = None,
+                verdicts: Mapping[int, Verdict] | None = None) -> Report:
+    """Run metrics and both breakdowns, reading each run's attacks once. In: ``human`` per run name and
+    ``verdicts`` per attack id, from the annotation layer (none: HVASR and the judged shares are None)."""
     loaded = _load(store, run)
-    return Report(_metrics(loaded, human), _breakdown(loaded, "operator"), _breakdown(loaded, "polarity"))
+    return Report(_metrics(loaded, human), _breakdown(loaded, "operator", verdicts),
+                  _breakdown(loaded, "polarity", verdicts))
 
 
 def write_csv(rows: Sequence[DataclassInstance], path: Path) -> None:
@@ -260,16 +314,25 @@ def victim_accuracy(store: RunStore) -> list[VictimAccuracy]:
 
 
 RUN_COLUMNS = ["run", "system", "setup", "victim", "data", "pairs", "skipped", "attacked", "successful",
-               "asr", "hvasr", "hvasr_fluent", "hvasr_judged", "hvasr_estimated", "judged", "coverage", "qn_mean",
-               "qn_median", "ppl_mean", "seconds",
+               "asr", "hvasr", "hvasr_fluent", "hvasr_natural", "hvasr_judged", "hvasr_estimated", "judged",
+               "coverage", "qn_mean", "qn_median", "ppl_mean", "seconds",
                "recipe", "trained_pairs"]
+#: The breakdowns' printed columns: what each operator (or polarity) adds, how much of it people
+#: confirm, and what it costs.
+BREAKDOWN_COLUMNS = ["run", "value", "successful", "share", "asr_contribution", "judged", "valid_share",
+                     "natural_share", "qn_mean", "ppl_mean"]
+BREAKDOWN_NOTE = ("asr_contribution: successes using it / attacked pairs of the run (an attack with several "
+                  "counts toward each); valid_share, natural_share: of its judged successes, the share whose "
+                  "majority label is the target, and the share most judges read as natural English ('-' until "
+                  "judged); qn_mean: mean queries of its successes.")
 
 
 def print_report(tables: Report, csv: Path | None) -> None:
     """Print the run table and both breakdowns; with ``csv``, write them beside each other."""
     print(record_table(tables.runs, RUN_COLUMNS))
-    print("\nSuccessful attacks by operator\n" + record_table(tables.operators))
-    print("\nSuccessful attacks by polarity of the edit\n" + record_table(tables.polarity))
+    print("\nSuccessful attacks by operator\n" + record_table(tables.operators, BREAKDOWN_COLUMNS))
+    print("\nSuccessful attacks by polarity of the edit\n" + record_table(tables.polarity, BREAKDOWN_COLUMNS))
+    print(BREAKDOWN_NOTE)
     if csv is not None:
         write_csv(tables.runs, csv)
         write_csv(tables.operators, csv.with_name(f"{csv.stem}-operator.csv"))

@@ -1,6 +1,7 @@
 """The paper's result tables (Zheng & Zhu 2023, Tables 4-5): one row per setup, one column group
-per (attack system, victim, data set), with ASR, HVASR in both readings (label only, as the paper;
-label and not broken), the judged share, QN mean / median and PPL; as a DataFrame, CSV or LaTeX.
+per (attack system, victim, data set), with ASR, HVASR in three readings (label only, as the paper;
+label and not broken, HVASR+E; label and natural, HVASR+N), the judged share, QN mean / median and
+PPL; as a DataFrame, CSV or LaTeX.
 NatLog and the peer attacks recorded beside it (bench/peers.py) sit side by side, NatLog first."""
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from engine.reports.metrics import RunMetrics
 from engine.store.records import NATLOG_SYSTEM
 
 #: The measures of each (victim, data set) column group, in the paper's order, with their digits.
-MEASURES: dict[str, int] = {"asr": 3, "hvasr": 3, "hvasr_fluent": 3, "coverage": 3, "qn_mean": 1, "qn_median": 1,
-                            "ppl_mean": 1}
-#: Column headings of the measures (LaTeX and the app).
-MEASURE_NAMES = {"asr": "ASR", "hvasr": "HVASR", "hvasr_fluent": "HVASR+E", "coverage": "judged", "qn_mean": "QN",
-                 "qn_median": "QN med.", "ppl_mean": "PPL"}
+MEASURES: dict[str, int] = {"asr": 3, "hvasr": 3, "hvasr_fluent": 3, "hvasr_natural": 3, "coverage": 3,
+                            "qn_mean": 1, "qn_median": 1, "ppl_mean": 1}
+#: Column headings of the measures (LaTeX and the app): HVASR label only, +E label and not broken
+#: (reads as English), +N label and natural.
+MEASURE_NAMES = {"asr": "ASR", "hvasr": "HVASR", "hvasr_fluent": "HVASR+E", "hvasr_natural": "HVASR+N",
+                 "coverage": "judged", "qn_mean": "QN", "qn_median": "QN med.", "ppl_mean": "PPL"}
 GROUP_LEVELS = ("system", "victim", "data")
 
 

@@ -8,8 +8,9 @@ from dataclasses import fields, is_dataclass
 
 #: Columns printed as ratios (three decimals); other floats get one.
 RATIOS = frozenset({"asr", "hvasr", "hvasr_judged", "hvasr judged", "hvasr_estimated", "hvasr estimated",
-                    "estimate on judged", "coverage", "share", "agreement", "gold_accuracy", "not_fluent_share",
-                    "accuracy", "valid", "natural"})
+                    "hvasr_fluent", "hvasr+e", "hvasr_natural", "hvasr+n", "estimate on judged", "coverage",
+                    "share", "agreement", "gold_accuracy", "not_fluent_share", "odd share", "broken share",
+                    "accuracy", "valid", "natural", "asr_contribution", "valid_share", "natural_share"})
 
 
 def format_cell(value: object, ratio: bool = True) -> str:

@@ -125,7 +125,7 @@ def test_admin_reads_everyone_and_manages_people(store: Store) -> None:
     admin.revoke("alice")
     assert admin.annotators()[1].revoked_at is not None
     assert admin.export_rows()[0]["votes"] == [
-        {"annotator": "alice", "label": "neutral", "not_fluent": False}]
+        {"annotator": "alice", "label": "neutral", "fluency": "ok", "not_fluent": False}]
 
 
 def test_the_first_admin_needs_the_console_bootstrap_code(store: Store) -> None:

@@ -16,6 +16,7 @@ from annotations.aggregation import (
     state_counts,
 )
 from annotations.assignment import submit
+from annotations.records import ItemResult
 from engine.core.errors import InputError
 from engine.core.settings import Settings
 from tests.annotations.test_annotations_store import make_record, start
@@ -54,9 +55,9 @@ def test_krippendorff_alpha_matches_hand_computation() -> None:
     assert krippendorff_alpha([]) is None
 
 
-def _vote(store: Store, name: str, item_id: int, label: str) -> None:
+def _vote(store: Store, name: str, item_id: int, label: str, fluency: str | None = None) -> None:
     annotator_id = next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]))["id"]
-    submit(store, annotator_id, item_id, label, source="import")
+    submit(store, annotator_id, item_id, label, fluency, source="import")
 
 
 @pytest.fixture()
@@ -195,6 +196,8 @@ def test_hvasr_per_system_in_both_readings(tmp_settings: Settings) -> None:
         assert set(rows) == {"NatLog", "PWWS"}
         assert (rows["NatLog"].hvasr, rows["NatLog"].hvasr_fluent) == (1.0, 1.0)
         assert (rows["PWWS"].hvasr, rows["PWWS"].hvasr_fluent) == (1.0, 0.5)
+        # Every item but the broken one has two or three ok votes of three: natural.
+        assert (rows["NatLog"].hvasr_natural, rows["PWWS"].hvasr_natural) == (1.0, 0.5)
         assert item_results(store)[ids[(peer, 1)]].broken and not item_results(store)[ids[(natlog, 1)]].broken
         from annotations.report import load_report
 
@@ -223,3 +226,103 @@ def test_kappa_comes_with_its_raw_agreement_interval_and_a_reading() -> None:
     report = AgreementReport(fleiss_kappa(balanced, 3), 4, None, 0, (), observed_agreement(balanced, 3), None)
     assert "nearly all" not in (agreement_reading(report) or "")
     assert agreement_reading(AgreementReport(None, 0, None, 0, ())) is None
+
+
+def test_natural_and_broken_from_mixed_fluency_votes(tmp_settings: Settings) -> None:
+    """``broken``: at least half of the item's judges said broken; ``natural``: a strict majority said
+    ok. Odd votes count toward neither, so an item can be neither natural nor broken."""
+    plans = {0: ("ok", "ok", "odd"), 1: ("ok", "odd", "broken"), 2: ("broken", "broken", "ok"),
+             3: ("odd", "odd", "odd"), 4: ("ok", "ok", "ok")}
+    with Store.open(settings=tmp_settings) as store:
+        run = start(store)
+        ids = {index: store.record_attack(run, make_record(index)) for index in plans}
+        items = {a.id: a.item_id for a in store.attacks()}
+        for name in "ABC":
+            auth.add_annotator(store, name)
+        for index, levels in plans.items():
+            for name, level in zip("ABC", levels):
+                _vote(store, name, items[ids[index]], C, level)
+        results = item_results(store)
+        read = {index: (results[ids[index]].natural, results[ids[index]].broken) for index in plans}
+        assert read == {0: (True, False), 1: (False, False), 2: (False, True), 3: (False, False), 4: (True, False)}
+        assert results[ids[1]].fluency == {"ok": 1, "odd": 1, "broken": 1} and results[ids[2]].not_fluent == 2
+        people = {row.name: row for row in agreement(store).annotators}
+        # A: ok, ok, broken, odd, ok; C: odd, broken, ok, odd, ok.
+        assert (people["A"].odd_share, people["A"].broken_share) == (pytest.approx(1 / 5), pytest.approx(1 / 5))
+        assert (people["C"].odd_share, people["C"].broken_share) == (pytest.approx(2 / 5), pytest.approx(1 / 5))
+    # Two ok and two broken of four judges: broken (half), and not natural (no strict majority).
+    even = ItemResult(item_id=1, attack_id=1, votes={E: 0, N: 0, C: 4}, fluency={"ok": 2, "odd": 0, "broken": 2},
+                      majority=C, state="resolved")
+    assert even.broken and not even.natural
+    assert not ItemResult(1, 1, {E: 0, N: 0, C: 0}, {"ok": 0, "odd": 0, "broken": 0}, None, "pending").broken
+
+
+@pytest.fixture()
+def three_readings(tmp_settings: Settings):
+    """A study small enough to count by hand. NatLog run ``nl`` (E2C on d.tsv, target contradiction):
+    pair 0 (negation) valid, all ok: natural; 1 (hypernym, negation) valid, ok/odd/odd: not broken,
+    not natural; 2 (hypernym) valid, broken/broken/ok: broken; 3 (synonym) invalid (majority
+    entailment), all ok; 4 failed. PWWS run ``pw`` (C2C on e.tsv): pair 0 valid, odd/odd/ok."""
+    plan = {0: ((C, C, C), ("ok", "ok", "ok")), 1: ((C, C, N), ("ok", "odd", "odd")),
+            2: ((C, C, C), ("broken", "broken", "ok")), 3: ((E, E, C), ("ok", "ok", "ok"))}
+    operators = {0: ("negation",), 1: ("hypernym", "negation"), 2: ("hypernym",), 3: ("synonym",)}
+    with Store.open(settings=tmp_settings) as store:
+        nl = start(store, "nl", setup="E2C", data="d.tsv")
+        pw = store.start_run("pw", "C2C", "offline", "e.tsv", "snli", 13, {"system": {"name": "PWWS"}}).id
+        ids = {index: store.record_attack(nl, make_record(index, operators=ops)) for index, ops in operators.items()}
+        store.record_attack(nl, make_record(4, "failed", operators=()))
+        peer = store.record_attack(pw, make_record(0, operators=("swap",)))
+        items = {a.id: a.item_id for a in store.attacks()}
+        for name in "ABC":
+            auth.add_annotator(store, name)
+        for index, (labels, levels) in plan.items():
+            for name, label, level in zip("ABC", labels, levels):
+                _vote(store, name, items[ids[index]], label, level)
+        for name, level in zip("ABC", ("odd", "odd", "ok")):
+            _vote(store, name, items[peer], C, level)
+        yield store
+
+
+def test_hvasr_in_three_readings_by_hand(three_readings) -> None:
+    store = three_readings
+    by_run = {row.value: row for row in hvasr(store, "run")}
+    nl = by_run["nl"]
+    # attacked 5, successful 4, judged 4; valid 0, 1, 2; not broken 0, 1; natural 0 only.
+    assert (nl.attacked, nl.successful, nl.judged, nl.valid, nl.valid_fluent, nl.valid_natural) == (5, 4, 4, 3, 2, 1)
+    assert (nl.hvasr, nl.hvasr_fluent, nl.hvasr_natural) == (pytest.approx(3 / 5), pytest.approx(2 / 5),
+                                                              pytest.approx(1 / 5))
+    assert (by_run["pw"].hvasr, by_run["pw"].hvasr_fluent, by_run["pw"].hvasr_natural) == (1.0, 1.0, 0.0)
+    readings = {group: {row.value: (row.hvasr, row.hvasr_fluent, row.hvasr_natural) for row in hvasr(store, group)}
+                for group in ("setup", "dataset", "system")}
+    assert readings["setup"] == {"E2C": pytest.approx((0.6, 0.4, 0.2)), "C2C": (1.0, 1.0, 0.0)}
+    assert readings["dataset"] == {"d.tsv": pytest.approx((0.6, 0.4, 0.2)), "e.tsv": (1.0, 1.0, 0.0)}
+    assert readings["system"] == {"NatLog": pytest.approx((0.6, 0.4, 0.2)), "PWWS": (1.0, 1.0, 0.0)}
+    by_operator = {row.value: (row.attacked, row.valid, row.valid_fluent, row.valid_natural)
+                   for row in hvasr(store, "operator")}
+    assert by_operator == {"negation": (2, 2, 2, 1), "hypernym": (2, 2, 1, 0), "synonym": (1, 0, 0, 0),
+                           "none": (1, 0, 0, 0), "swap": (1, 1, 1, 0)}
+    # The report carries the same three readings per run (one definition, HumanValidation).
+    from annotations.report import load_report
+
+    runs = {row.run: row for row in load_report(store).runs}
+    assert (runs["nl"].hvasr, runs["nl"].hvasr_fluent, runs["nl"].hvasr_natural) == (
+        pytest.approx(0.6), pytest.approx(0.4), pytest.approx(0.2))
+
+
+def test_per_operator_rows_with_their_judged_shares(three_readings) -> None:
+    """Each operator of a successful derivation: successes using it over attacked pairs, the valid and
+    natural shares of its judged successes, their mean queries (7 + pair index); the engine alone has
+    no votes, so its shares are None."""
+    from annotations.report import load_report
+    from engine.reports.metrics import load_report as load_engine_report
+
+    rows = {row.value: row for row in load_report(three_readings, "nl").operators}
+    assert set(rows) == {"negation", "hypernym", "synonym"}
+    figures = {op: (r.successful, r.asr_contribution, r.judged, r.valid_share, r.natural_share, r.qn_mean)
+               for op, r in rows.items()}
+    assert figures == {"negation": (2, pytest.approx(2 / 5), 2, 1.0, 0.5, 7.5),
+                       "hypernym": (2, pytest.approx(2 / 5), 2, 1.0, 0.0, 8.5),
+                       "synonym": (1, pytest.approx(1 / 5), 1, 0.0, 1.0, 10.0)}
+    bare = {row.value: row for row in load_engine_report(three_readings, "nl").operators}
+    assert bare["negation"].asr_contribution == pytest.approx(2 / 5)
+    assert (bare["negation"].judged, bare["negation"].valid_share, bare["negation"].natural_share) == (0, None, None)

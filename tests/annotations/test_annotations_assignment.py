@@ -130,9 +130,19 @@ def test_bad_votes_are_refused_and_earlier_votes_kept(tmp_settings: Settings) ->
         b.submit(item.item_id + 1, "neutral")
     with pytest.raises(InputError, match=">= 0 seconds"):
         b.submit(b.next_item().item_id, "neutral", seconds=-1)
+    with pytest.raises(InputError, match="^unknown fluency 'meh'; use one of: ok, odd, broken$"):
+        b.submit(b.next_item().item_id, "neutral", "meh")
+    with pytest.raises(InputError, match="^fluency 'ok' contradicts not_fluent=True"):
+        b.submit(b.next_item().item_id, "neutral", "ok", not_fluent=True)
     (vote,) = _judgments(store, a.annotator.id)
-    assert (vote.label, vote.not_fluent, vote.seconds) == ("entailment", True, 3.0)
+    # The older keyword still works: not fluent is the broken level.
+    assert (vote.label, vote.fluency, vote.not_fluent, vote.seconds) == ("entailment", "broken", True, 3.0)
     assert _judgments(store, b.annotator.id) == []
+    b.submit(b.next_item().item_id, "neutral", " Odd ")
+    (vote,) = _judgments(store, b.annotator.id)
+    assert (vote.fluency, vote.not_fluent) == ("odd", False)
+    assert next(store.db.query("SELECT fluency, not_fluent FROM judgments WHERE id = ?", [vote.id])) == {
+        "fluency": "odd", "not_fluent": 0}
     assert a.next_item() is not None
 
 

@@ -136,8 +136,9 @@ def test_export_csv_and_jsonl(capsys, db: Path, tmp_path: Path) -> None:
     assert code == 0 and "wrote 3 attacks" in err
     table = list(csv.DictReader(io.StringIO(target.read_text())))
     assert table[0]["premise"] == "A man is playing guitar number 0."
-    assert json.loads(table[0]["votes"])[2] == {"annotator": "crowd:c", "label": "neutral",
+    assert json.loads(table[0]["votes"])[2] == {"annotator": "crowd:c", "label": "neutral", "fluency": "ok",
                                                 "not_fluent": False}
+    assert json.loads(table[0]["fluency_votes"]) == {"ok": 3, "odd": 0, "broken": 0}
     code, _, err = run_cli(capsys, "export", "--db", str(db), "--run", "nope")
     assert code == 2 and "no run named 'nope'" in err
 
@@ -146,7 +147,8 @@ def test_hvasr_table(capsys, db: Path) -> None:
     code, out, _ = run_cli(capsys, "hvasr", "--by", "setup", "--db", str(db))
     assert code == 0
     # Nothing judged: HVASR is undefined ("-"), not 0, and the coverage says why.
-    assert out.splitlines()[2] == "| E2C | 3 | 2 | 0 | 0 | 0.667 | - | - | - | - | - | - |"  # no estimates: no gate
+    # attacked, successful, judged, valid, valid fluent, valid natural, ASR, coverage, the three HVASR readings...
+    assert out.splitlines()[2] == "| E2C | 3 | 2 | 0 | 0 | 0 | 0 | 0.667 | - | - | - | - | - | - | - |"  # no gate
     assert "unjudged attacks count as not validated" in out
 
 
@@ -186,3 +188,63 @@ def test_vote_files_that_are_not_utf8_import_nothing(capsys, db: Path, tmp_path:
     assert code == 2 and err.strip() == f"error: {votes}: not UTF-8 text (line 4 has byte 0xeb); save the file as UTF-8"
     with Store.open(db) as store:
         assert next(store.db.query("SELECT COUNT(*) AS n FROM judgments"))["n"] == 0  # none half-imported
+
+
+def test_import_takes_a_fluency_column_and_the_old_not_fluent_flag(capsys, db: Path, tmp_path: Path) -> None:
+    """A ``fluency`` column (ok, odd, broken; MTurk's Answer.fluency too) is stored as it is; the older
+    yes/no not_fluent reads yes as broken and no as ok; a bad level or a disagreeing pair is rejected."""
+    levels = _write_csv(tmp_path / "levels.csv", ["Input.item_id", "WorkerId", "Answer.label", "Answer.fluency"], [
+        ["1", "W1", "contradiction", "odd"],
+        ["1", "W2", "contradiction", "Broken"],
+        ["1", "W3", "neutral", ""],          # no level: ok
+        ["2", "W1", "neutral", "meh"],       # rejected
+    ])
+    code, out, err = run_cli(capsys, "import-votes", str(levels), "--db", str(db))
+    assert code == 1 and out.strip() == "imported 3 votes, skipped 0 duplicates, rejected 1 rows"
+    assert "unknown fluency 'meh'; use one of: ok, odd, broken" in err
+    flags = _write_csv(tmp_path / "flags.csv", ["item_id", "worker_id", "label", "not_fluent", "fluency"], [
+        ["2", "old1", "neutral", "yes", ""],
+        ["2", "old2", "neutral", "no", ""],
+        ["2", "old3", "neutral", "yes", "broken"],  # both, agreeing
+        ["2", "old4", "neutral", "yes", "ok"],      # both, disagreeing: rejected
+        ["2", "old5", "neutral", "maybe", ""],      # rejected
+    ])
+    code, out, err = run_cli(capsys, "import-votes", str(flags), "--db", str(db), "--source", "old")
+    assert code == 1 and out.strip() == "imported 3 votes, skipped 0 duplicates, rejected 2 rows"
+    assert "fluency 'ok' contradicts not_fluent=True" in err and "not-fluent flag 'maybe' is not yes/no" in err
+    with Store.open(db) as store:
+        stored = {row["name"]: (row["fluency"], row["not_fluent"]) for row in store.db.query(
+            "SELECT a.name, j.fluency, j.not_fluent FROM judgments j JOIN annotators a ON a.id = j.annotator_id")}
+    assert stored == {"crowd:W1": ("odd", 0), "crowd:W2": ("broken", 1), "crowd:W3": ("ok", 0),
+                      "old:old1": ("broken", 1), "old:old2": ("ok", 0), "old:old3": ("broken", 1)}
+    code, out, _ = run_cli(capsys, "export", "--db", str(db), "--format", "jsonl")
+    first = json.loads(out.splitlines()[0])
+    assert [(v["annotator"], v["fluency"]) for v in first["votes"]] == [
+        ("crowd:W1", "odd"), ("crowd:W2", "broken"), ("crowd:W3", "ok")]
+    assert first["fluency_votes"] == {"ok": 1, "odd": 1, "broken": 1} and first["not_fluent_votes"] == 1
+
+
+def test_report_carries_the_natural_reading_into_its_text_csv_and_latex(capsys, db: Path, tmp_path: Path) -> None:
+    """Item 1 (the first attack) judged contradiction, the target, by three, two of them ok: valid and
+    natural; item 3 (the second attack; 2 is the first one's gold pair) valid but broken. Attacked 3:
+    HVASR 2/3, label and not broken 1/3, label and natural 1/3."""
+    votes = _write_csv(tmp_path / "v.csv", ["item_id", "worker_id", "label", "fluency"], [
+        ["1", "a", "contradiction", "ok"], ["1", "b", "contradiction", "ok"], ["1", "c", "contradiction", "odd"],
+        ["3", "a", "contradiction", "broken"], ["3", "b", "contradiction", "broken"],
+        ["3", "c", "contradiction", "ok"]])
+    assert run_cli(capsys, "import-votes", str(votes), "--db", str(db))[0] == 0
+    latex, paper, runs = tmp_path / "t.tex", tmp_path / "paper.csv", tmp_path / "runs.csv"
+    code, out, _ = run_cli(capsys, "report", "--db", str(db), "--latex", str(latex), "--paper-csv", str(paper),
+                           "--csv", str(runs))
+    assert code == 0 and "HVASR+N = label and natural" in out
+    assert "| E2C | 0.667 | 0.667 | 0.333 | 0.333 | 1.000 |" in out  # ASR, HVASR, +E, +N, judged
+    tex = latex.read_text(encoding="utf-8")
+    assert "setup & ASR & HVASR & HVASR+E & HVASR+N & judged & QN" in tex
+    assert "\nE2C & 0.667 & 0.667 & 0.333 & 0.333 & 1.000 &" in tex
+    table = list(csv.reader(paper.open(encoding="utf-8")))  # system, victim, data, measure headers, then setups
+    assert table[-1][0] == "E2C" and table[-1][table[3].index("hvasr_natural")] == "0.333"  # rounded as printed
+    (run,) = list(csv.DictReader(runs.open(encoding="utf-8")))
+    assert float(run["hvasr_natural"]) == pytest.approx(1 / 3) and float(run["hvasr_fluent"]) == pytest.approx(1 / 3)
+    (operator,) = list(csv.DictReader(runs.with_name("runs-operator.csv").open(encoding="utf-8")))
+    assert (operator["value"], float(operator["valid_share"]), float(operator["natural_share"])) == (
+        "negation", 1.0, 0.5)

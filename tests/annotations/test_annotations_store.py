@@ -134,23 +134,63 @@ def test_a_store_made_for_odd_k_opens_and_takes_k_2(tmp_settings: Settings, monk
         person = auth.add_annotator(store, "alice")
         session = access.sign_in(store, "alice", person)
         first = session.next_item()
-        session.submit(first.item_id, "contradiction")
+        store.db.execute("INSERT INTO judgments (item_id, annotator_id, label, not_fluent, source, created_at) "
+                         "VALUES (?, ?, 'contradiction', 0, 'app', ?)", [first.item_id, session.annotator.id, store.now()])
         before = list(store.db.query("SELECT id, kind, attack_id, premise, hypothesis, gold_label, k FROM items "
                                      "ORDER BY id"))
         with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
             store.db.execute("UPDATE items SET k = 2")
     monkeypatch.undo()
     with Store.open(settings=tmp_settings) as store:
-        assert schema.schema_version(store.db) == len(schema.MIGRATIONS) == 3
+        assert schema.schema_version(store.db) == len(schema.MIGRATIONS) == 4
         assert list(store.db.query("SELECT id, kind, attack_id, premise, hypothesis, gold_label, k FROM items "
                                    "ORDER BY id")) == before
         assert [r["item_id"] for r in store.db.query("SELECT item_id FROM judgments")] == [first.item_id]
         assert store.db.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
-            store.db.execute("INSERT INTO judgments (item_id, annotator_id, label, not_fluent, source, created_at) "
-                             "VALUES (9999, 1, 'neutral', 0, 'app', 'now')")
+            store.db.execute("INSERT INTO judgments (item_id, annotator_id, label, not_fluent, fluency, source, "
+                             "created_at) VALUES (9999, 1, 'neutral', 0, 'ok', 'app', 'now')")
         store.set_k(2)
         assert {r["k"] for r in store.db.query("SELECT k FROM items")} == {2}
+
+
+def test_migration_4_reads_the_old_flag_as_three_level_fluency(
+        tmp_settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store written at annotations migration 3 (votes carry only not_fluent) is migrated on open:
+    a flagged vote reads as broken, any other as ok; not_fluent is kept beside it and can no longer
+    disagree with the fluency; a value outside ok / odd / broken is refused."""
+    from annotations import auth
+    from annotations.aggregation import item_results
+
+    monkeypatch.setattr(schema, "MIGRATIONS", schema.MIGRATIONS[:3])
+    with Store.open(settings=tmp_settings) as store:
+        run = start(store)
+        attack = store.record_attack(run, make_record(0))
+        item = next(a.item_id for a in store.attacks() if a.id == attack)
+        for name, flag in (("ann", 1), ("bob", 1), ("cyd", 0)):
+            auth.add_annotator(store, name)
+            person = next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]))["id"]
+            store.db.execute("INSERT INTO judgments (item_id, annotator_id, label, not_fluent, seconds, source, "
+                             "created_at, comment) VALUES (?, ?, 'contradiction', ?, 2.5, 'app', 'then', ?)",
+                             [item, person, flag, f"note {name}"])
+        assert "fluency" not in store.db["judgments"].columns_dict
+    monkeypatch.undo()
+    with Store.open(settings=tmp_settings) as store:
+        assert schema.schema_version(store.db) == 4
+        rows = list(store.db.query("SELECT a.name, j.fluency, j.not_fluent, j.seconds, j.comment FROM judgments j "
+                                   "JOIN annotators a ON a.id = j.annotator_id ORDER BY a.name"))
+        assert [(r["name"], r["fluency"], r["not_fluent"]) for r in rows] == [
+            ("ann", "broken", 1), ("bob", "broken", 1), ("cyd", "ok", 0)]
+        assert [(r["seconds"], r["comment"]) for r in rows][0] == (2.5, "note ann")  # the rest of the vote kept
+        result = item_results(store)[attack]
+        assert result.fluency == {"ok": 1, "odd": 0, "broken": 2} and result.broken and not result.natural
+        auth.add_annotator(store, "dee")  # one who has not voted: only the CHECKs can refuse her rows
+        dee = next(store.db.query("SELECT id FROM annotators WHERE name = 'dee'"))["id"]
+        for fluency, flag in (("broken", 0), ("ok", 1), ("meh", 0)):
+            with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+                store.db.execute("INSERT INTO judgments (item_id, annotator_id, label, not_fluent, fluency, source, "
+                                 "created_at) VALUES (?, ?, 'neutral', ?, ?, 'app', 'now')", [item, dee, flag, fluency])
+        assert next(store.db.query("SELECT COUNT(*) AS n FROM judgments"))["n"] == 3
 
 
 def test_not_a_store_file_is_a_clear_error(tmp_path: Path, tmp_settings: Settings) -> None:

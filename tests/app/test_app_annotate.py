@@ -58,18 +58,23 @@ def test_annotator_signs_in_judges_blind_and_is_thanked(db: Path) -> None:
     assert "A man is playing guitar number 0." in shown
     assert "target" not in shown.lower() and "predict" not in shown.lower()
     labels = [b.label for b in app.button]
-    assert {"Entailment (1)", "Neutral (2)", "Contradiction (3)", "Not fluent or not meaningful (4)"} <= set(labels)
-    app.button[labels.index("Not fluent or not meaningful (4)")].click().run()  # key 4 ticks the box
-    assert app.checkbox[0].value
-    app.button[labels.index("Not fluent or not meaningful (4)")].click().run()  # and unticks it
-    assert not app.checkbox[0].value
-    app.checkbox[0].check()
-    app.button[labels.index("Contradiction (3)")].click().run()
+    assert {"Entailment (1)", "Neutral (2)", "Contradiction (3)", "OK (q)", "Odd (w)", "Broken (e)"} <= set(labels)
+    # Fluency keys q / w / e, and no widget key names the item (a key would tell items apart).
+    fluency = [b for b in app.button if b.key and b.key.startswith("fluency-")]
+    assert {b.key for b in fluency} == {"fluency-ok", "fluency-odd", "fluency-broken"}
+    assert {b.proto.shortcut.lower() for b in fluency} == {"q", "w", "e"}
+    assert any("How the hypothesis reads: **OK**" in c.value for c in app.caption)  # ok unless changed
+    app.button(key="fluency-broken").click().run()
+    app.button(key="fluency-odd").click().run()  # the last choice counts
+    assert any("How the hypothesis reads: **Odd**" in c.value for c in app.caption)
+    assert app.button(key="fluency-odd").proto.icon == ":material/radio_button_checked:"
+    assert app.button(key="fluency-ok").proto.icon == ":material/radio_button_unchecked:"
+    next(b for b in app.button if b.label == "Contradiction (3)").click().run()
     assert not app.exception
     assert any("Thank you" in s.value for s in app.success)
     with Store.open(db) as store:
-        row = next(store.db.query("SELECT label, not_fluent, seconds FROM judgments"))
-    assert row["label"] == "contradiction" and row["not_fluent"] == 1 and row["seconds"] >= 0
+        row = next(store.db.query("SELECT label, fluency, not_fluent, seconds FROM judgments"))
+    assert (row["label"], row["fluency"], row["not_fluent"]) == ("contradiction", "odd", 0) and row["seconds"] >= 0
 
 
 def test_admin_bootstrap_then_manage_annotators(db: Path) -> None:
@@ -156,6 +161,10 @@ def test_unjudged_hvasr_reads_the_same_on_admin_and_results(db: Path) -> None:
     assert any("needs 3 judgments but only 1 annotator(s) are active" in w.value for w in admin.warning)
     shown = admin.dataframe[-1].value
     assert list(shown["hvasr"]) == ["—"] and list(shown["hvasr_judged"]) == ["—"]
+    # The three readings side by side: label, label and not broken, label and natural.
+    columns = list(shown.columns)
+    assert columns[columns.index("hvasr"):columns.index("hvasr") + 3] == ["hvasr", "hvasr_fluent", "hvasr_natural"]
+    assert list(shown["hvasr_natural"]) == ["—"]
     assert list(shown["coverage"]) == ["—"] and list(shown["asr"]) == ["1.000"]
     results = sign_in(AppTest.from_file(str(PROJECT_ROOT / "pages" / "results.py"), default_timeout=30).run(),
                       "root", token)
@@ -181,10 +190,13 @@ def test_a_sign_in_link_signs_in_once_and_votes_can_be_undone(db: Path) -> None:
     assert not [t for t in app.text_input if t.label == "Access token"]
     assert "0 judged · 2 left" in app.get("progress")[0].proto.text
     app.text_input(key=next(t.key for t in app.text_input if t.label == "Comment (optional)")).input("hard one")
+    app.button(key="fluency-broken").click().run()
     next(b for b in app.button if b.label == "Neutral (2)").click().run()
     assert "1 judged · 1 left" in app.get("progress")[0].proto.text
+    assert any("How the hypothesis reads: **OK**" in c.value for c in app.caption)  # the next pair starts at ok
     with Store.open(db) as store:
-        assert next(store.db.query("SELECT label, comment FROM judgments")) == {"label": "neutral", "comment": "hard one"}
+        assert next(store.db.query("SELECT label, comment, fluency, not_fluent FROM judgments")) == {
+            "label": "neutral", "comment": "hard one", "fluency": "broken", "not_fluent": 1}
     next(b for b in app.button if b.label == "Undo my last vote").click().run()
     assert not app.exception and "0 judged · 2 left" in app.get("progress")[0].proto.text
     next(b for b in app.button if b.label == "Skip this pair").click().run()

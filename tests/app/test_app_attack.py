@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -156,9 +157,11 @@ def test_results_page_shows_runs_and_breakdowns(admin) -> None:
     assert diff.loc["top_k"].tolist() == ["100", "5"] and list(diff.index) == ["top_k"]
 
 
-def test_results_put_a_peer_system_beside_natlog_in_both_readings(admin) -> None:
+def test_results_put_a_peer_system_beside_natlog_in_three_readings(admin) -> None:
     """A NatLog run and a PWWS run on the same pairs, judged: the runs table names each system, the
-    paper table has a block per system, and HVASR shows in both readings."""
+    paper table has a block per system, and HVASR shows in its three readings; the per-operator table
+    and chart show each operator's ASR contribution, valid and natural shares and QN, its name escaped
+    in the chart."""
     from annotations.assignment import submit
     from tests.annotations.test_annotations_store import make_record, start
 
@@ -166,26 +169,39 @@ def test_results_put_a_peer_system_beside_natlog_in_both_readings(admin) -> None
         natlog = start(store, "nl", setup="E2C")
         peer = store.start_run("nl-pwws", "E2C", "offline", "snli_test.tsv", "snli", 13,
                                {"system": {"name": "PWWS", "version": "0.3.11"}}).id
-        attacks = [store.record_attack(run, make_record(k)) for run in (natlog, peer) for k in range(2)]
+        operators = {0: ("<b>Neg</b>",), 1: ("<b>Neg</b>", "hypernym")}
+        attacks = [store.record_attack(run, make_record(k, operators=operators[k])) for run in (natlog, peer)
+                   for k in range(2)]
         items = {a.id: a.item_id for a in store.attacks()}
         voters = []
         for name in "ABC":
             auth.add_annotator(store, name)
             voters.append(next(store.db.query("SELECT id FROM annotators WHERE name = ?", [name]))["id"])
         for attack in attacks:
-            broken = attack in attacks[2:]  # every PWWS H* is read as broken English by all three
-            for voter in voters:
-                submit(store, voter, items[attack], "contradiction", not_fluent=broken, source="import")
+            # Every PWWS H* is read as broken English by all three; NatLog's second as odd by two of three.
+            levels = ("broken",) * 3 if attack in attacks[2:] else ("ok", "odd", "odd") if attack == attacks[1] else ("ok",) * 3
+            for voter, level in zip(voters, levels):
+                submit(store, voter, items[attack], "contradiction", level, source="import")
     app = signed_in(RESULTS, *admin)
     assert not app.exception and not app.error
     runs, pivot = app.dataframe[0].value, next(f.value for f in app.dataframe if f.value.index.name == "setup")
     assert runs.loc["nl", "system"] == "NatLog" and runs.loc["nl-pwws", "system"] == "PWWS"
     assert runs.loc["nl-pwws", "hvasr"] == "1.000" and runs.loc["nl-pwws", "hvasr_fluent"] == "0.000"
     assert runs.loc["nl", "hvasr_fluent"] == "1.000"
+    assert runs.loc["nl", "hvasr_natural"] == "0.500" and runs.loc["nl-pwws", "hvasr_natural"] == "0.000"
     blocks = list(dict.fromkeys(c[:-1] for c in pivot.columns))
     assert [b[0] for b in blocks] == ["NatLog", "PWWS"]
     assert pivot.loc["E2C", ("PWWS", "offline", "snli_test.tsv", "hvasr_fluent")] == "0.000"
     assert any("Attack systems side by side" in str(c.proto.spec) for c in app.get("plotly_chart"))
+    # Per operator, for the run chosen below (nl): both attacks used <b>Neg</b>, the second also hypernym.
+    parts = next(f.value for f in app.dataframe if "asr_contribution" in f.value.columns and "<b>Neg</b>" in f.value.index)
+    assert parts.loc["<b>Neg</b>", ["asr_contribution", "valid_share", "natural_share"]].tolist() == [
+        "1.000", "1.000", "0.500"]
+    assert parts.loc["hypernym", ["asr_contribution", "valid_share", "natural_share"]].tolist() == [
+        "0.500", "1.000", "0.000"]
+    chart = next(json.loads(c.proto.spec) for c in app.get("plotly_chart") if "nl: by operator" in c.proto.spec)
+    ticks = {x for trace in chart["data"] for x in trace["x"]}
+    assert ticks == {"&lt;b&gt;Neg&lt;/b&gt;", "hypernym"}  # plotly shows the entities as the characters
 
 
 def shared_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

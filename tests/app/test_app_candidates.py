@@ -67,7 +67,12 @@ def test_with_a_premise_each_candidate_has_a_validity_estimate() -> None:
     assert not e2e.empty and e2e["validity"].notna().all() and (e2e["validity"] >= floor).all()
     shown = " ".join(m.value for m in app.markdown)
     assert "validity estimate **" in shown and "what moved it most" in shown
-    # Asked in the attack's order: fluency weighed against the estimate (validity_weight).
-    weight = get_settings().validity_weight
-    order = [math.log(p) - weight * math.log(v) for p, v in zip(e2e["score"], e2e["validity"])]
+    # Asked in the attack's order: fluency weighed against the natural estimate (validity_weight),
+    # those under natural_floor last (the verb swaps of a round come after its other candidates).
+    settings = get_settings()
+    assert e2e["natural"].notna().all()
+    late = list(e2e["natural"] < settings.natural_floor)
+    assert late == sorted(late)
+    first = e2e[~e2e["natural"].lt(settings.natural_floor)]
+    order = [math.log(p) - settings.validity_weight * math.log(v) for p, v in zip(first["score"], first["natural"])]
     assert all(a <= b + 1e-3 for a, b in zip(order, order[1:]))  # the table rounds score and estimate

@@ -52,7 +52,8 @@ def test_parse_page_in_chromium(app_url: str) -> None:
 
 
 def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
-    """A real annotator session: sign in, read the pair, answer with key 3, see progress move."""
+    """A real annotator session: sign in, read the pair, say it reads odd with key w, answer with key 3,
+    see progress move."""
     from annotations import Store, auth
     from engine.core.settings import get_settings
     from tests.annotations.test_annotations_store import make_record, start
@@ -77,13 +78,15 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         for secret in ("run-a", "E2C", "snli_test", "queries", "perplexity"):
             assert secret not in html, secret  # nor the system, setup, operator or run, even in the HTML
         page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
-        page.locator("body").press("4")  # key 4: not fluent or not meaningful
-        expect(page.get_by_label("The hypothesis is not fluent or not meaningful (key 4)")).to_be_checked(
-            timeout=30_000)
+        expect(page.get_by_text("How the hypothesis reads: OK")).to_be_visible(timeout=30_000)  # ok unless changed
+        page.locator("body").press("w")  # keys q / w / e: ok, odd, broken
+        expect(page.get_by_text("How the hypothesis reads: Odd")).to_be_visible(timeout=30_000)
         page.locator("body").press("3")
         page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
         with sqlite3.connect(db) as connection:
-            assert connection.execute("SELECT label, not_fluent FROM judgments").fetchall() == [("contradiction", 1)]
+            assert connection.execute("SELECT label, fluency, not_fluent FROM judgments").fetchall() == [
+                ("contradiction", "odd", 0)]
+        expect(page.get_by_text("How the hypothesis reads: OK")).to_be_visible(timeout=30_000)  # the next pair
         # A reload keeps the sign-in (a signed session cookie; nothing secret in the URL); undo works.
         assert "session=" not in page.url and token not in page.url
         assert any(c["name"] == "natlog_session" for c in page.context.cookies())

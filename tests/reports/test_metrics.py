@@ -71,6 +71,9 @@ def test_breakdowns(store: Store) -> None:
     assert ops["PerturbHypo"].successful == 2 and ops["PerturbHypo"].share == pytest.approx(2 / 3)
     assert ops["PerturbHypo"].qn_mean == pytest.approx(7.0) and ops["PerturbHypo"].ppl_mean == pytest.approx(30.0)
     assert ops["AddNeg"].ppl_mean is None
+    # ASR contribution: successes using the operator over the 4 attacked pairs (the skipped one is not attacked).
+    assert {op: r.asr_contribution for op, r in ops.items()} == {"PerturbHypo": 0.5, "Insertion": 0.25, "AddNeg": 0.25}
+    assert all(r.judged == 0 and r.valid_share is None and r.natural_share is None for r in ops.values())
     # Derivations "↑", "↑↓" and "↓": each counts once under every polarity its edits took.
     polarity = {r.value: r.successful for r in tables.polarity}
     assert polarity == {"↑": 2, "↓": 2}
@@ -133,7 +136,14 @@ def test_table_csv_and_report_command(store: Store, tmp_path: Path, capsys) -> N
                                          diff=None)) == 0
     printed = capsys.readouterr().out
     assert "| c2c | NatLog | C2C | tiny |" in printed and "PerturbHypo" in printed
-    assert (tmp_path / "cli-operator.csv").is_file() and (tmp_path / "cli-polarity.csv").is_file()
+    # Per operator: successes, share of them, ASR contribution, judged, valid and natural shares ('-': no
+    # votes reach the engine), mean QN and PPL.
+    assert ("| run | value | successful | share | asr_contribution | judged | valid_share | natural_share | qn_mean "
+            "| ppl_mean |") in printed
+    assert "| c2c | PerturbHypo | 2 | 0.667 | 0.500 | 0 | - | - | 7.0 | 30.0 |" in printed
+    (first, *_) = list(csv.DictReader((tmp_path / "cli-operator.csv").open(encoding="utf-8")))
+    assert (first["value"], float(first["asr_contribution"]), first["valid_share"]) == ("PerturbHypo", 0.5, "")
+    assert (tmp_path / "cli-polarity.csv").is_file()
     # The same tables, with HVASR, from the annotation layer's command line.
     assert annotations_cli.main(["report", "--db", str(store.path), "--run", "c2c"]) == 0
     assert "| c2c | NatLog | C2C | tiny |" in capsys.readouterr().out
