@@ -13,9 +13,10 @@ default settings, and writes one line per attacked pair: its source and index th
 stays in the shared folder), and for successful ones H*, its label key, operators and queries.
 ``to-label`` writes the (P, H*) pairs no label covers yet, shuffled, with nothing else (no
 target label, no operator, no victim output): the guideline is ``bench/validity/GUIDELINE.md``.
-``report`` joins the labels (keyed by P and H*) and prints, per setup and per operator, ASR,
+``report`` joins the labels (keyed by P and H*) and prints, per setup, source and operator, ASR,
 QN, the share of valid H* (the label equals the setup's target and the English is not
-``broken``) and of natural ones (``ok``). ``to-label --sources`` mixes the attacked pairs (P, H)
+``broken``) and of natural ones (the target label and ``ok`` English), and HVASR in three
+readings: label only (the paper's), label and not broken, label and natural. ``to-label --sources`` mixes the attacked pairs (P, H)
 themselves into the batch, unmarked; the report then also gives validity over the attacks whose
 source pair the labeller gave its gold label (an H* cannot keep a label its source does not have).
 ``sample-candidates`` writes first-round candidates (no victim asked; SICK TEST pairs too), a few
@@ -420,6 +421,8 @@ def report(args: argparse.Namespace) -> None:
         table = []
         order = ([("all", "all")] + [("setup", s) for s in SETUPS] + sorted(k for k in groups if k[0] == "source")
                  + sorted(k for k in groups if k[0] == "operator"))
+        everything = [r for r in groups[("all", "all")] if r["status"] != "skipped"]
+        all_won = sum(r["status"] == "success" for r in everything)
         for key in order:
             members = groups.get(key, [])
             if not members:
@@ -429,12 +432,15 @@ def report(args: argparse.Namespace) -> None:
             judged = [(r, labels[r["key"]]) for r in won if r.get("key") in labels]
             valid = [lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged]
             label_only = [lab["label"] == r["target_label"] for r, lab in judged]
-            natural = [lab["english"] == "ok" for _, lab in judged]
+            natural = [lab["label"] == r["target_label"] and lab["english"] == "ok" for r, lab in judged]
             # HVASR = valid successes / attacked pairs, over the attacks judged (a success no label
-            # covers yet counts by the judged share), in both readings: label and not broken, label only.
-            share = len(won) / len(attacked) if attacked and key[0] != "operator" else None
-            hvasr = share * _share(valid) if share is not None and valid else None  # type: ignore[operator]
-            hvasr_label = share * _share(label_only) if share is not None and label_only else None  # type: ignore[operator]
+            # covers yet counts by the judged share), in three readings: label only (the paper's),
+            # label and not broken, label and natural (``ok`` English). An operator's row is over
+            # every attacked pair of the run: the share of them it won, valid.
+            share = (len(won) / len(attacked) if key[0] != "operator" else len(won) / len(everything)) \
+                if attacked and everything else None
+            readings = [share * _share(x) if share is not None and x else None  # type: ignore[operator]
+                        for x in (label_only, valid, natural)]
             # Attacks whose source pair (P, H) was labelled too, and given its gold label.
             confirmed = [
                 lab["label"] == r["target_label"] and lab["english"] != "broken" for r, lab in judged
@@ -445,13 +451,18 @@ def report(args: argparse.Namespace) -> None:
             table.append([
                 {"all": "all", "source": f"source {key[1]}"}.get(key[0], key[1]),
                 len(attacked) if key[0] != "operator" else None,
-                len(won), (len(won) / len(attacked)) if attacked and key[0] != "operator" else None,
+                len(won), share, len(won) / all_won if key[0] == "operator" and all_won else None,
                 statistics.fmean(qn) if qn else None, len(judged), _share(valid), _share(natural),
-                len(confirmed), _share(confirmed), hvasr, hvasr_label, float(statistics.median(qn)) if qn else None,
+                *readings, float(statistics.median(qn)) if qn else None, len(confirmed), _share(confirmed),
             ])
-        headers = ["group", "attacked", "successful", "asr", "qn mean", "judged", "valid", "natural",
-                   "source agreed", "valid there", "hvasr", "hvasr label only", "qn median"]
-        print(format_table(headers, table, RATIOS | {"valid there", "hvasr", "hvasr label only"}))
+        headers = ["group", "attacked", "successful", "asr", "of wins", "qn mean", "judged", "valid", "natural",
+                   "hvasr label only", "hvasr label+not broken", "hvasr label+natural", "qn median",
+                   "source agreed", "valid there"]
+        print(format_table(headers, table, RATIOS | {"of wins", "valid there", "hvasr label only",
+                                                     "hvasr label+not broken", "hvasr label+natural"}))
+        print("asr: successful / attacked (an operator's row: its successes over every attacked pair, its share "
+              "of the run's successes under 'of wins'); valid: label and not broken, natural: label and ok "
+              "English, both over the judged successes; hvasr: asr times each judged share.")
 
 
 def cohen_kappa(pairs: list[tuple[str, str]]) -> float | None:

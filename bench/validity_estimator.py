@@ -70,6 +70,18 @@ def is_valid(label: dict[str, Any], target: str) -> int:
     return int(label["label"] == target and label["english"] != "broken")
 
 
+def is_natural(label: dict[str, Any], target: str) -> int:
+    """Valid and natural: the target label, and English a native speaker could have written (``ok``)."""
+    return int(label["label"] == target and label["english"] == "ok")
+
+
+#: What an estimate predicts, by ``--target``: the judgment, the file the engine loads, the report.
+TARGETS = {
+    "valid": (is_valid, SHIPPED, DEV / "estimator_cv.md"),
+    "natural": (is_natural, SHIPPED.with_name("natural.json"), DEV / "natural_cv.md"),
+}
+
+
 def feature_matrix(rows: list[dict[str, Any]], cache: Path | None = None) -> tuple[tuple[str, ...], list[list[float]]]:
     """Each row's features; with ``cache`` (a JSON file), rows computed before by the same feature
     code (same names) are read back instead of computed again."""
@@ -188,14 +200,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--labels", type=Path, default=DEV / "labels.jsonl")
     parser.add_argument("--second", type=Path, default=DEV / "labels_pass2.jsonl")
-    parser.add_argument("--out", type=Path, default=SHIPPED, help="the fitted estimate (JSON) the engine loads")
-    parser.add_argument("--report", type=Path, default=DEV / "estimator_cv.md", help="the tables, as Markdown")
+    parser.add_argument("--target", choices=sorted(TARGETS), default="valid",
+                        help="what the estimate predicts: valid (the target label, not broken English; "
+                             "engine/validity/estimator.json) or natural (the target label and natural English, "
+                             "`ok`; engine/validity/natural.json)")
+    parser.add_argument("--out", type=Path, default=None, help="the fitted estimate (JSON) the engine loads "
+                        "(default: the target's file)")
+    parser.add_argument("--report", type=Path, default=None, help="the tables, as Markdown (default: the target's)")
     parser.add_argument("--cache", type=Path, default=None, help="reuse features computed before (a JSON file)")
     parser.add_argument("--exclude", default="lm_delta,premise_delta,premise_gain_delta",
                         help="base features the shipped estimate leaves out (comma-separated; the report "
                              "measures what they would add)")
     parser.add_argument("--c", type=float, default=0.01, help="inverse L2 strength of the logistic regression")
     args = parser.parse_args()
+    judge, default_out, default_report = TARGETS[args.target]
+    args.out = args.out or default_out
+    args.report = args.report or default_report
     import numpy as np
     from sklearn.linear_model import LogisticRegression
     from sklearn.metrics import brier_score_loss, roc_auc_score
@@ -206,7 +226,7 @@ def main() -> int:
     labels = validity.read_labels(args.labels)
     second = validity.read_labels(args.second)
     rows = labelled_items(labels)
-    y = [is_valid(labels[r["key"]], r["target_label"]) for r in rows]
+    y = [judge(labels[r["key"]], r["target_label"]) for r in rows]
     names, matrix = feature_matrix(rows, args.cache)
     x = np.array(matrix)
     keep = [k for k in range(x.shape[1]) if x[:, k].std() > 0]  # a column no item varies in says nothing
@@ -234,7 +254,7 @@ def main() -> int:
         folds = StratifiedKFold(n_splits=5, shuffle=True, random_state=seed)
         results.append(cross_val_predict(model(), x, y, cv=folds, method="predict_proba")[:, 1].tolist())
     predicted = results[0]
-    paired = [(k, is_valid(second[r["key"]], r["target_label"])) for k, r in enumerate(rows) if r["key"] in second]
+    paired = [(k, judge(second[r["key"]], r["target_label"])) for k, r in enumerate(rows) if r["key"] in second]
     summary = format_table(
         ["items", "valid share", "cv auc (3 seeds)", "cv ece", "cv brier", "auc vs pass 2", "pass-2 items",
          "pass 2 vs pass 1 auc"],
@@ -264,7 +284,7 @@ def main() -> int:
     shipped = {
         "features": list(names), "mean": scaler.mean_.tolist(), "scale": scaler.scale_.tolist(),
         "coef": coefficients, "intercept": float(regression.intercept_[0]),
-        "meta": {"items": len(y), "valid_share": round(sum(y) / len(y), 4), "labels": f"sha256:{labels_digest}",
+        "meta": {"target": args.target, "items": len(y), "valid_share": round(sum(y) / len(y), 4), "labels": f"sha256:{labels_digest}",
                  "c": args.c, "cv_auc": round(sum(roc_auc_score(y, p) for p in results) / 3, 4),
                  "cv_ece": round(sum(expected_calibration_error(y, p) for p in results) / 3, 4)},
     }

@@ -6,7 +6,10 @@ The pin was first recorded before the operator/constraint registry replaced the 
 and once more when the validity estimate came to order each round's candidates (v26,
 ``validity_weight = 2``), and when a dead end came to backtrack (v29, ``max_backtracks = 3``; with
 ``max_backtracks = 0`` every case gave the pin before it), and when the ``verb-fit`` constraint
-came (v36: one round ranks 6 candidates instead of 10, every H*, query and outcome as before).
+came (v36: one round ranks 6 candidates instead of 10, every H*, query and outcome as before), and
+when natural candidates came first (v39: the natural estimate orders each round). The pin recorded
+before that, under the order of the validity estimate, stays in ``tests/data/pinned_attacks_max_hvasr.json``
+and is checked with ``MAX_HVASR`` (the ``max-hvasr`` recipe's order), so that recipe keeps the behaviour.
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
@@ -29,6 +32,9 @@ from pathlib import Path
 from typing import Any
 
 PIN = Path(__file__).resolve().parent / "data" / "pinned_attacks.json"
+#: The pin of the order before natural candidates came first, and the settings that give that order.
+PIN_MAX_HVASR = PIN.with_name("pinned_attacks_max_hvasr.json")
+MAX_HVASR = {"natural_estimate": "none", "natural_floor": 0.0}
 # (setup, n): the n-th SNLI test pair of the setup's source label, with a hypothesis of at most
 # seven words, that the victim gets right (so that it is attacked, not skipped)
 CASES: tuple[tuple[str, int], ...] = (
@@ -67,9 +73,10 @@ def summarize(result: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def run_cases(shared_data: Path, folder: Path) -> list[dict[str, Any]]:
+def run_cases(shared_data: Path, folder: Path, extra: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """Attack the pinned pairs with a seeded tiny victim, AltLM on, the ranking LM in float32 at one
-    torch thread, and return their summaries (torch's thread count is restored afterwards)."""
+    torch thread (and the settings ``extra`` gives), and return their summaries (torch's thread
+    count is restored afterwards)."""
     import torch
 
     from engine.attack.search import AttackTools, attack_pair
@@ -80,7 +87,7 @@ def run_cases(shared_data: Path, folder: Path) -> list[dict[str, Any]]:
     from engine.victim.model import load_victim
     from tests.tiny_models import build_tiny_classifier
 
-    settings = get_settings().with_overrides(**OVERRIDES)
+    settings = get_settings().with_overrides(**OVERRIDES, **(extra or {}))
     assert lm_dtype_name(settings) == "float32", "the pinned attacks run the ranking LM in float32"
     threads = torch.get_num_threads()  # process-global: the rest of a test session keeps its own
     try:
@@ -108,10 +115,13 @@ if __name__ == "__main__":
     os.environ.setdefault("NATLOG_PP_INVENTORY", str(Path(tempfile.mkdtemp()) / "pp_inventory.json"))
     from engine.core.settings import PROJECT_ROOT
 
-    found = run_cases(PROJECT_ROOT.parent / "shared" / "data", Path(tempfile.mkdtemp()) / "victim")
+    older = "--max-hvasr" in sys.argv
+    found = run_cases(PROJECT_ROOT.parent / "shared" / "data", Path(tempfile.mkdtemp()) / "victim",
+                      MAX_HVASR if older else None)
     text = json.dumps(found, ensure_ascii=False, indent=1)
     if "--write" in sys.argv:
-        PIN.write_text(text + "\n", encoding="utf-8")
-        print(f"wrote {PIN}")
+        target = PIN_MAX_HVASR if older else PIN
+        target.write_text(text + "\n", encoding="utf-8")
+        print(f"wrote {target}")
     else:
         print(text)

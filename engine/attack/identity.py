@@ -43,11 +43,18 @@ CODE_PACKAGES = ("engine",)
 
 def runtime_identity(settings: Settings) -> dict[str, Any]:
     """What an attack under ``settings`` runs on, beside its recipe: the LMs' dtype and device, torch
-    threads, and the content hashes of the modifier inventory and the validity estimate file."""
-    from engine.validity.estimate import estimate_path
+    threads, and the content hashes of the modifier inventory and the validity estimate file (and of
+    the natural estimate file where one orders the rounds)."""
+    from engine.validity.estimate import estimate_path, natural_path
 
     inventory = Path(settings.pp_inventory)
     estimate = estimate_path(settings)
+    natural = natural_path(settings)
+    # The natural estimate is named only where it orders rounds, so that runs stored before it keep
+    # their identity (their recipes read ``natural_estimate = none``).
+    ordering = {} if natural is None else {"natural_estimate": (
+        f"{settings.natural_estimate}@sha256:{file_digest(natural)[:16]}" if natural.is_file() else
+        f"{settings.natural_estimate} (missing)")}
     return {
         "lm_dtype": lm_dtype_name(settings), "device": resolve_device(settings).type,
         "torch_threads": settings.torch_threads,
@@ -56,6 +63,7 @@ def runtime_identity(settings: Settings) -> dict[str, Any]:
             "none" if estimate is None else
             f"{settings.validity_estimate}@sha256:{file_digest(estimate)[:16]}" if estimate.is_file() else
             f"{settings.validity_estimate} (missing)"),
+        **ordering,
     }
 
 

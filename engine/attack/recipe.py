@@ -13,6 +13,8 @@ Named recipes (``engine recipes`` lists them):
 
 - ``default``: the shipped defaults, as the settings give them (so ``natlog.toml`` and
   ``NATLOG_*`` variables still shape it);
+- ``max-hvasr``: the defaults with the validity estimate (label and not broken) ordering each round
+  instead of the natural one: today's ``default`` before natural candidates came first;
 - ``natlog2023``: Algorithm 1 of Zheng & Zhu (2023) as the paper describes it: the paper's
   operators only, the natural-logic relation guard as the only constraint, candidates ranked by
   LM perplexity, no validity gate, WordNet's first senses, MacCartney's existential reading of
@@ -208,10 +210,11 @@ class AttackRecipe:
 #: settings now say): before ``max_backtracks`` the search stopped at a dead end, before
 #: ``wsd_margin`` a substitution needed to hold under the picked sense only, and before
 #: ``success_pool`` a round kept its first success, before ``round_patience`` every round asked
-#: all of its candidates before the search went on, and before ``verb_swaps_last`` a round asked its
-#: candidates in the gate's order.
+#: all of its candidates before the search went on, before ``verb_swaps_last`` a round asked its
+#: candidates in the gate's order, and before ``natural_estimate`` the validity estimate ordered a round.
 FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0, "success_pool": 0, "round_patience": 0,
-                                                      "verb_swaps_last": False},
+                                                      "verb_swaps_last": False, "natural_estimate": "none",
+                                                      "natural_floor": 0.0, "last_resort_waits": False},
                                             "lexicon": {"wsd_margin": 0.0}}
 
 
@@ -298,11 +301,26 @@ def natlog2023(settings: Settings) -> AttackRecipe:
         constraints=(Step.of(get_constraint("relation-guard")),),
         search=dataclasses.replace(base.search, query_budget=500, source_check="off", validity_estimate="none",
                                    min_validity=0.0, validity_weight=0.0, max_backtracks=0,
-                                   success_pool=0, round_patience=0, verb_swaps_last=False),
+                                   success_pool=0, round_patience=0, verb_swaps_last=False,
+                                   natural_estimate="none", natural_floor=0.0, last_resort_waits=False),
         ranking=dataclasses.replace(base.ranking, scorer="causal",
                                     alt_lm=base.ranking.alt_lm if base.ranking.alt_lm != "none" else "offline"),
         lexicon=dataclasses.replace(base.lexicon, wsd="first"),
         conventions=dataclasses.replace(base.conventions, indefinite_reading="existential"),
+    )
+
+
+@RECIPES.register("max-hvasr")
+def max_hvasr(settings: Settings) -> AttackRecipe:
+    """The defaults before natural candidates came first: each round ordered by fluency weighed
+    against the validity estimate (label and not broken), which asks double negations early. It
+    maximises HVASR in the paper's reading and in "label and not broken", at the cost of natural H*."""
+    base = AttackRecipe.from_settings(settings)
+    return dataclasses.replace(
+        base, name="max-hvasr",
+        description="the validity estimate orders each round (label and not broken), not naturalness",
+        search=dataclasses.replace(base.search, natural_estimate="none", natural_floor=0.0,
+                                   last_resort_waits=False),
     )
 
 

@@ -29,8 +29,8 @@ from engine.validity.estimate import ValidityEstimate, ValidityGate
 
 Generator = Callable[..., list[Candidate]]
 
-__all__ = ["Generator", "Proposal", "RoundCandidates", "candidate_round", "no_candidate_reason", "propose",
-           "verb_swaps_last"]
+__all__ = ["Generator", "Proposal", "RoundCandidates", "ask_reason", "candidate_round", "no_candidate_reason",
+           "propose", "verb_swaps_last"]
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,9 @@ class RoundCandidates:
     had already ranked (left out); ``checked``: what the constraint chain kept and dropped;
     ``ranked``: the best ``top_k`` by fluency; ``kept``: those the gate keeps, in the order the
     victim is asked (``ranked`` without a gate; with ``settings.verb_swaps_last``, the swaps of a verb
-    after the others: :func:`verb_swaps_last`); ``estimates``: each ranked candidate's validity
-    estimate; ``rejected`` and ``by_operator``: what each stage dropped (the gate counted only when
-    it has a threshold)."""
+    after the others: :func:`verb_swaps_last`; with a natural estimate, those under its floor
+    last); ``estimates``: each ranked candidate's validity estimate; ``rejected`` and
+    ``by_operator``: what each stage dropped (the gate counted only when it has a threshold)."""
 
     generated: tuple[Candidate, ...]
     revisited: int
@@ -53,6 +53,10 @@ class RoundCandidates:
     rejected: dict[str, int]
     by_operator: dict[str, dict[str, int]]
     estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
+    #: each ranked candidate's natural estimate (with a natural estimate), and the floor under
+    #: which a candidate is the last resort
+    natural: dict[str, ValidityEstimate] = field(default_factory=dict)
+    natural_floor: float = 0.0
 
     @property
     def below_validity(self) -> tuple[Candidate, ...]:
@@ -99,9 +103,12 @@ def candidate_round(
         rejected[ValidityGate.name] = gated.dropped
     if gated.by_operator:
         by_operator[ValidityGate.name] = gated.by_operator
-    return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked,
-                           verb_swaps_last(gated.kept, polarized, settings), rejected, by_operator,
-                           dict(gated.estimates))
+    kept = verb_swaps_last(gated.kept, polarized, settings)
+    # Natural candidates first: those the natural estimate puts under the floor are the last resort.
+    last = [gate.last_resort(c) for c in kept]
+    kept = tuple(c for c, late in zip(kept, last) if not late) + tuple(c for c, late in zip(kept, last) if late)
+    return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked, kept, rejected, by_operator,
+                           dict(gated.estimates), dict(gated.natural), gate.natural_floor)
 
 
 def verb_swaps_last(candidates: Sequence[Candidate], source: PolarizedSentence,
@@ -110,12 +117,27 @@ def verb_swaps_last(candidates: Sequence[Candidate], source: PolarizedSentence,
     WordNet swaps of a verb of ``source`` after every other candidate, in their own order. A verb
     hyponym in a sense the reader does not take describes another event and fools the victim for
     that reason: successful H* that swap a verb are judged valid half as often as other swaps
-    (docs/validity.md, v38), so the round asks them once nothing else is left."""
+    (docs/validity.md, v38), so the round asks them once nothing else is left (but before the
+    candidates the natural estimate puts under its floor: :func:`candidate_round`)."""
     if not settings.verb_swaps_last:
         return tuple(candidates)
     verbs = [swaps_a_verb(c, source) for c in candidates]
     return (tuple(c for c, verb in zip(candidates, verbs) if not verb)
             + tuple(c for c, verb in zip(candidates, verbs) if verb))
+
+
+def ask_reason(candidate: Candidate, source: PolarizedSentence, settings: Settings, natural_floor: float) -> str:
+    """Why a round asks ``candidate`` where it does, in a few words (the trace and the stepper):
+    its place by fluency and estimate, or the group it waits in."""
+    if candidate.naturalness is not None and candidate.naturalness < natural_floor:
+        return f"last resort: estimated natural {candidate.naturalness:.2f} < floor {natural_floor:.2f}"
+    if settings.verb_swaps_last and swaps_a_verb(candidate, source):
+        return "verb swap: after the round's other candidates"
+    if candidate.naturalness is not None:
+        return f"natural first: estimated natural {candidate.naturalness:.2f}, fluency"
+    if candidate.validity is not None:
+        return f"estimated valid {candidate.validity:.2f}, fluency"
+    return "fluency"
 
 
 def _first_lower(text: str) -> str:
@@ -138,6 +160,7 @@ class Proposal:
     rejected_by_operator: dict[str, dict[str, int]]
     estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
     below_validity: tuple[Candidate, ...] = ()
+    natural_floor: float = 0.0
 
 
 def propose(
@@ -158,6 +181,7 @@ def propose(
     keeping the best ``top_k`` (default ``settings.top_k``) per setup. ``chain`` and ``operators``
     default to those the settings describe."""
     chain = chain or ConstraintChain.default(settings)
+    gate = gate.for_settings(settings) if gate is not None else None
     reference = scorer.score([polarized.sentence.text])[0] if setups else None
     out = []
     for setup in setups:
@@ -166,7 +190,7 @@ def propose(
                                 fill_in=fill_in, senses=senses, operators=operators, top_k=top_k)
         below = found.below_validity if gate is not None and premise is not None else ()
         out.append(Proposal(setup, found.kept, len(found.generated), found.rejected, found.by_operator,
-                            found.estimates, below))
+                            found.estimates, below, found.natural_floor))
     return out
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from engine.attack.recipe import AttackRecipe
-from engine.attack.round import candidate_round
+from engine.attack.round import ask_reason, candidate_round
 from engine.constraints.chain import ConstraintChain
 from engine.core.errors import InputError
 from engine.core.settings import DEFAULT_SETTINGS, Settings
@@ -106,6 +106,8 @@ class Round:
     resumed: str | None = None
     #: When the search goes on with the candidates a paused round did not ask: that round's index.
     back_to: int | None = None
+    #: Why each asked candidate was asked where it was (:func:`engine.attack.round.ask_reason`).
+    reasons: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -118,7 +120,8 @@ class Round:
             "seconds": round(self.seconds, 3),
             "queried": [
                 {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far,
-                 **({"polarity": self.polarities[k]} if k < len(self.polarities) else {})}
+                 **({"polarity": self.polarities[k]} if k < len(self.polarities) else {}),
+                 **({"why": self.reasons[k]} if k < len(self.reasons) else {})}
                 for k, (c, q) in enumerate(zip(self.candidates, self.queried))
             ],
         }
@@ -300,12 +303,9 @@ class AttackSearch:
         self.chain = chain or ConstraintChain.default(self.settings)
         #: The edit operators asked (None: those the settings leave on, as ``generate`` chooses them).
         self.operators = tuple(operators) if operators is not None else None
-        if gate is not None and self.settings.validity_estimate == "none":
-            gate = None
-        elif gate is not None and (gate.min_validity, gate.weight) != (self.settings.min_validity,
-                                                                      self.settings.validity_weight):
+        if gate is not None:
             # The search follows its own settings (what its run's recipe records), not the tools' defaults.
-            gate = ValidityGate(gate.estimator, self.settings.min_validity, self.settings.validity_weight)
+            gate = gate.for_settings(self.settings)
         self.senses, self.gate = senses, gate
         self.ppl_scorer = ppl_scorer or scorer
         self._perplexity: float | None = None
@@ -420,6 +420,8 @@ class AttackSearch:
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
             resumed=resumed, back_to=back_to,
+            reasons=tuple(ask_reason(c, polarized, self.settings, self.gate.natural_floor if self.gate else 0.0)
+                          for c in ranked[:len(queried)]),
         )
         self.rounds.append(result)
         return result
@@ -482,7 +484,8 @@ class AttackSearch:
         after the first success, ``settings.success_pool`` more candidates of the round are asked (with
         a validity gate: the round's success then is the asked one most likely valid). The queries,
         and whether the round paused: ``settings.round_patience`` asks in a row (cache hits too) left
-        the round's lowest target probability where it was, with candidates still to ask.
+        the round's lowest target probability where it was, with candidates still to ask, or (with
+        ``settings.last_resort_waits``) the next candidate is a last resort after natural ones.
 
         On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
         batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
@@ -500,6 +503,11 @@ class AttackSearch:
             if k >= stop:
                 break
             if patience > 0 and self._success is None and k - best_at > patience:
+                return out, True
+            if (self.settings.last_resort_waits and self._success is None and k > 0 and self.gate is not None
+                    and self.gate.last_resort(candidate) and not self.gate.last_resort(ranked[k - 1])):
+                # The round's natural candidates are spent: its last resorts wait for a dead end, as the
+                # rest of a paused round, and the search goes on from the best natural candidate.
                 return out, True
             pair = (self.premise, candidate.text)
             fresh = pair not in self.counter.asked

@@ -64,6 +64,9 @@ class SearchSection:
     success_pool: int
     round_patience: int
     verb_swaps_last: bool
+    natural_estimate: str
+    natural_floor: float
+    last_resort_waits: bool
 
 
 @dataclass(frozen=True)
@@ -207,6 +210,20 @@ class Settings:
     # them last kept every status and raised HVASR by 5 attacked pairs in both passes over the dev
     # set and four SNLI/SICK samples (off: the gate's order; docs/validity.md, v38).
     verb_swaps_last: bool = True
+    # Natural candidates first: the estimate of "valid and natural" (the target label, and English a
+    # native speaker could have written: the ``ok`` of the blind labels) that orders each round:
+    # ``shipped`` (engine/validity/natural.json), ``none`` (the validity estimate orders the round,
+    # as before; the ``max-hvasr`` recipe) or the path of a fitted file. A round asks its candidates by
+    # log perplexity - validity_weight * log(natural estimate), and those estimated under
+    # ``natural_floor`` (double negations, rare hyponyms) only after every other candidate of the
+    # round: nothing is switched off, a pair that only falls to them still falls, last
+    # (docs/validity.md, "Natural candidates first").
+    natural_estimate: str = "shipped"
+    natural_floor: float = 0.1
+    # With it, a round whose natural candidates are all asked pauses before its last resorts: the
+    # search goes on from its best natural candidate (a second edit), and the last resorts are asked
+    # at the next dead end, as the rest of a paused round (false: right after the round's others).
+    last_resort_waits: bool = False
     wordnet_distance: int = 2
     wordnet_senses: int = 1
     wsd: str = "context"

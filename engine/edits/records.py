@@ -72,6 +72,9 @@ class Candidate:
     score: float | None = None
     #: The estimated probability that H* is valid (:mod:`engine.validity`), once a gate estimated it.
     validity: float | None = None
+    #: The estimated probability that H* is valid and natural English, once a gate with a natural
+    #: estimate estimated it: what orders the round (:mod:`engine.validity.estimate`).
+    naturalness: float | None = None
 
     @property
     def edit_kind(self) -> str:
@@ -88,6 +91,7 @@ class Candidate:
             "lexical_relation": self.lexical_relation.symbol, "relation": self.relation.symbol,
             "setup": self.setup, "site": self.site, "synsets": list(self.synsets), "path": list(self.path),
             "score": self.score, **({"validity": self.validity} if self.validity is not None else {}),
+            **({"naturalness": self.naturalness} if self.naturalness is not None else {}),
         }
 
 

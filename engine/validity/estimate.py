@@ -10,6 +10,13 @@ scikit-learn: the engine reads the numbers.
 :class:`ValidityGate` is what the search does with it: candidates whose estimate is under
 ``min_validity`` are not asked, and the rest are ordered by
 ``log(perplexity) - validity_weight * log(estimate)`` (fluency first, weighed against validity).
+
+A second fitted file, ``engine/validity/natural.json`` (``bench/validity_estimator.py --target
+natural``), estimates "valid and natural": the target label, and English a native speaker could
+have written (the ``ok`` of the blind labels). With it (``settings.natural_estimate``, shipped by
+default) the same order uses the natural estimate instead, and candidates estimated under
+``natural_floor`` are asked after the round's others: natural candidates first, the unnatural
+(double negations, rare hyponyms) as the last resort.
 """
 
 from __future__ import annotations
@@ -18,7 +25,7 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,6 +40,8 @@ if TYPE_CHECKING:
     from engine.ranking.scoring import CausalLMScorer
 
 SHIPPED = PROJECT_ROOT / "engine" / "validity" / "estimator.json"
+#: The shipped estimate of "valid and natural" (the target label, and ``ok`` English): it orders rounds.
+NATURAL = PROJECT_ROOT / "engine" / "validity" / "natural.json"
 
 
 @dataclass(frozen=True)
@@ -91,11 +100,21 @@ class ValidityModel:
 
 def estimate_path(settings: Settings) -> Path | None:
     """The estimate file ``settings.validity_estimate`` names: ``shipped``, ``none`` (no gate) or a path."""
-    name = settings.validity_estimate.strip()
+    return _named_path(settings.validity_estimate, SHIPPED)
+
+
+def natural_path(settings: Settings) -> Path | None:
+    """The file ``settings.natural_estimate`` names: ``shipped`` (:data:`NATURAL`), ``none`` (the
+    validity estimate orders rounds) or a path; None too without a validity gate."""
+    return None if estimate_path(settings) is None else _named_path(settings.natural_estimate, NATURAL)
+
+
+def _named_path(name: str, shipped: Path) -> Path | None:
+    name = name.strip()
     if name == "none":
         return None
     if name == "shipped":
-        return SHIPPED
+        return shipped
     path = Path(name).expanduser()
     return path if path.is_absolute() else PROJECT_ROOT / path
 
@@ -110,57 +129,119 @@ def load_model(settings: Settings | None = None) -> ValidityModel | None:
     return None if path is None else _load(path)
 
 
-class ValidityEstimator:
-    """Estimates for (P, H, H*) batches: the fitted model over the feature extractor."""
+def load_natural(settings: Settings) -> ValidityModel | None:
+    """The natural estimate ``settings.natural_estimate`` names (None: ``none``, or no gate)."""
+    path = natural_path(settings)
+    return None if path is None else _load(path)
 
-    def __init__(self, model: ValidityModel, extractor: FeatureExtractor) -> None:
-        missing = [f for f in model.features if f not in extractor.names]
-        if missing:
-            raise SettingsError(f"the validity estimate uses features this engine does not compute: {', '.join(missing[:5])}")
-        self.model, self.extractor = model, extractor
+
+class ValidityEstimator:
+    """Estimates for (P, H, H*) batches: the fitted model over the feature extractor, and with a
+    ``natural`` model, the estimate of "valid and natural" from the same feature rows."""
+
+    def __init__(self, model: ValidityModel, extractor: FeatureExtractor,
+                 natural: ValidityModel | None = None) -> None:
+        for fitted in (model, natural):
+            missing = [f for f in fitted.features if f not in extractor.names] if fitted is not None else []
+            if missing:
+                raise SettingsError(f"the validity estimate uses features this engine does not compute: "
+                                    f"{', '.join(missing[:5])}")
+        self.model, self.extractor, self.natural = model, extractor, natural
         self._columns = [extractor.names.index(f) for f in model.features]
+        self._natural_columns = [extractor.names.index(f) for f in natural.features] if natural is not None else []
 
     @classmethod
     def build(cls, settings: Settings, scorer: CausalLMScorer, encoder: SentenceEncoder) -> "ValidityEstimator | None":
-        """The estimator ``settings.validity_estimate`` names (None when ``none``)."""
+        """The estimator ``settings.validity_estimate`` names (None when ``none``), with the natural
+        estimate ``settings.natural_estimate`` names."""
         from engine.edits.operators import registered_operators
 
         model = load_model(settings)
         if model is None:
             return None
+        natural = load_natural(settings)
+        wanted = set(model.features) | set(natural.features if natural is not None else ())
         return cls(model, FeatureExtractor([op.name for op in registered_operators()], scorer, encoder, settings,
-                                           wanted=model.features))
+                                           wanted=wanted), natural)
+
+    def without_natural(self) -> "ValidityEstimator":
+        """The same estimator with no natural estimate (the validity estimate orders rounds)."""
+        return self if self.natural is None else ValidityEstimator(self.model, self.extractor)
 
     def estimate(self, items: Sequence[ValidityInput]) -> list[ValidityEstimate]:
+        return [valid for valid, _ in self.estimate_both(items)]
+
+    def estimate_both(self, items: Sequence[ValidityInput]) -> list[tuple[ValidityEstimate, ValidityEstimate | None]]:
+        """Each item's validity estimate and natural estimate (None without a natural model), from
+        one feature row per item."""
         rows = self.extractor.extract(items)
-        return [self.model.estimate([row[k] for k in self._columns]) for row in rows]
+        natural = self.natural
+        return [(self.model.estimate([row[k] for k in self._columns]),
+                 natural.estimate([row[k] for k in self._natural_columns]) if natural is not None else None)
+                for row in rows]
 
 
 @dataclass(frozen=True)
 class Gated:
-    """The candidates a gate kept (reordered, each with ``validity`` set) and how many it dropped,
-    by operator; ``estimates`` holds every candidate's estimate by text, kept or not."""
+    """The candidates a gate kept (reordered, each with ``validity`` and, with a natural estimate,
+    ``naturalness`` set) and how many it dropped, by operator; ``estimates`` holds every candidate's
+    estimate by text, kept or not (``natural``: its natural estimate)."""
 
     kept: list[Candidate]
     dropped: int
     by_operator: dict[str, int]
     estimates: dict[str, ValidityEstimate]
+    natural: dict[str, ValidityEstimate] = field(default_factory=dict)
 
 
 class ValidityGate:
-    """Drops candidates under ``min_validity`` and orders the rest by fluency weighed against validity."""
+    """Drops candidates under ``min_validity`` and orders the rest by fluency weighed against the
+    estimate that orders (the natural estimate when there is one, else validity); candidates whose
+    natural estimate is under ``natural_floor`` come after every other (:meth:`last_resort`)."""
 
     name = "validity"
 
-    def __init__(self, estimator: ValidityEstimator, min_validity: float, weight: float) -> None:
+    def __init__(self, estimator: ValidityEstimator, min_validity: float, weight: float,
+                 natural_floor: float = 0.0) -> None:
         if not 0.0 <= min_validity < 1.0:
             raise InputError(f"min_validity must be in [0, 1), not {min_validity}")
+        if not 0.0 <= natural_floor < 1.0:
+            raise InputError(f"natural_floor must be in [0, 1), not {natural_floor}")
         self.estimator, self.min_validity, self.weight = estimator, min_validity, weight
+        self.natural_floor = natural_floor if estimator.natural is not None else 0.0
 
     @classmethod
     def build(cls, settings: Settings, scorer: CausalLMScorer, encoder: SentenceEncoder) -> "ValidityGate | None":
         estimator = ValidityEstimator.build(settings, scorer, encoder)
-        return None if estimator is None else cls(estimator, settings.min_validity, settings.validity_weight)
+        return None if estimator is None else cls(estimator, settings.min_validity, settings.validity_weight,
+                                                  settings.natural_floor)
+
+    def for_settings(self, settings: Settings) -> "ValidityGate | None":
+        """This gate as ``settings`` describe it (a run's recipe, not the tools' defaults): None when
+        they name no validity estimate; the natural estimate left out when they name none (one
+        loaded when they name one this gate lacks); their threshold, weight and floor."""
+        if settings.validity_estimate.strip() == "none":
+            return None
+        estimator = self.estimator
+        wanted = load_natural(settings)
+        if wanted is None:
+            estimator = estimator.without_natural()
+        elif estimator.natural is None or estimator.natural.digest != wanted.digest:
+            needed = set(estimator.model.features) | set(wanted.features)
+            extractor = estimator.extractor
+            if not needed <= set(extractor.names) or not {n.split("|")[0] for n in needed} <= extractor.wanted:
+                extractor = FeatureExtractor(extractor.operators, extractor.scorer, extractor.encoder,
+                                             extractor.settings, wanted=needed)
+            estimator = ValidityEstimator(estimator.model, extractor, wanted)
+        same = (estimator is self.estimator and (self.min_validity, self.weight) == (settings.min_validity,
+                settings.validity_weight) and self.natural_floor == (settings.natural_floor if wanted else 0.0))
+        return self if same else ValidityGate(estimator, settings.min_validity, settings.validity_weight,
+                                              settings.natural_floor)
+
+    def last_resort(self, candidate: Candidate) -> bool:
+        """Whether a kept candidate is asked only after the round's others: its natural estimate is
+        under ``natural_floor``."""
+        return candidate.naturalness is not None and candidate.naturalness < self.natural_floor
 
     def apply(self, ranked: Sequence[Candidate], *, premise: str, hypothesis: str, target: str,
               operators_so_far: Sequence[str] = ()) -> Gated:
@@ -171,16 +252,19 @@ class ValidityGate:
         edits = len(operators_so_far) + 1
         items = [ValidityInput(premise, hypothesis, c.text, (*operators_so_far, c.operator), target, edits)
                  for c in ranked]
-        estimates = self.estimator.estimate(items)
+        both = self.estimator.estimate_both(items)
         kept: list[tuple[float, int, Candidate]] = []
         by_operator: dict[str, int] = {}
-        for k, (c, e) in enumerate(zip(ranked, estimates)):
+        for k, (c, (e, n)) in enumerate(zip(ranked, both)):
             if e.probability < self.min_validity:
                 by_operator[c.operator] = by_operator.get(c.operator, 0) + 1
                 continue
             fluency = math.log(max(c.score, 1e-9)) if c.score is not None else 0.0
-            kept.append((fluency - self.weight * math.log(max(e.probability, 1e-9)), k,
-                         replace(c, validity=round(e.probability, 4))))
+            orders = n if n is not None else e
+            kept.append((fluency - self.weight * math.log(max(orders.probability, 1e-9)), k,
+                         replace(c, validity=round(e.probability, 4),
+                                 naturalness=round(n.probability, 4) if n is not None else None)))
         kept.sort(key=lambda item: (item[0], item[1]))
         return Gated([c for _, _, c in kept], len(ranked) - len(kept), dict(sorted(by_operator.items())),
-                     {c.text: e for c, e in zip(ranked, estimates)})
+                     {c.text: e for c, (e, _) in zip(ranked, both)},
+                     {c.text: n for c, (_, n) in zip(ranked, both) if n is not None})

@@ -125,6 +125,21 @@ def wordnet_link(old: str, new: str, settings: Settings) -> tuple[int, float, fl
     return best
 
 
+@lru_cache(maxsize=50_000)
+def new_word_use(word: str, settings: Settings) -> tuple[float, float]:
+    """How people use a substitute: log(1 + how often SemCor tags it, over all its senses), and the
+    share of its senses WordNet marks with a usage or region domain (slang, colloquialism, British,
+    ...). "chit" for a woman and "pull-in" for a cafe are words no caption writer uses."""
+    from engine.lexicon import relatives as lexicon
+
+    reader = lexicon.wordnet(settings)
+    name = word.strip().lower().replace(" ", "_")
+    senses = reader.synsets(name)
+    count = sum(_count(s, name) for s in senses)
+    marked = sum(bool(s.usage_domains() or s.region_domains()) for s in senses)
+    return math.log1p(count), marked / len(senses) if senses else 0.0
+
+
 def _count(synset, lemma: str) -> int:
     from engine.lexicon.senses import sense_count
 
@@ -229,6 +244,7 @@ class FeatureExtractor:
             math.log(prior_old) if substitution and prior_old else 0.0,
             math.log(prior_new) if substitution and prior_new else 0.0,
             float(depth), float(negations), new_in_p, old_in_p, float(len(words(item.hypothesis))),
+            *(new_word_use(" ".join(new_c), self.settings) if substitution else (0.0, 0.0)),
         ]
 
     def _lm(self, items: Sequence[ValidityInput]) -> list[list[float]]:
@@ -284,7 +300,7 @@ NUMERIC = (
     "edits", "words_out", "words_in", "length_delta", "new_zipf", "zipf_drop", "phrase_for_word",
     "substitution", "wordnet_hops", "wordnet_unlinked", "log_prior_old_sense", "log_prior_new_sense",
     "new_sense_depth", "negations", "new_words_in_premise", "old_words_in_premise", "h_words",
-    "lm_delta", "premise_delta", "premise_gain_delta", "h_log_perplexity",
+    "new_semcor_uses", "new_marked_usage", "lm_delta", "premise_delta", "premise_gain_delta", "h_log_perplexity",
     "word_similarity", "h_similarity", "premise_similarity_delta",
 )
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.pinned_runs import PIN, run_cases
+from tests.pinned_runs import MAX_HVASR, PIN, PIN_MAX_HVASR, run_cases
 
 pytestmark = pytest.mark.slow
 
@@ -35,3 +35,13 @@ def test_seeded_attacks_in_float32_at_one_thread_match_the_pin(shared_data: Path
     # Insertions are generated in these rounds; at the default insertion cost the LM finds none of
     # them fitting enough to be asked ("Two kids are running down a highway in the water").
     assert sum(r["rejected"].get("insertion-fit", 0) for c in pinned for r in c["rounds"]) > 0
+
+
+def test_the_max_hvasr_order_keeps_the_pin_before_natural_candidates(shared_data: Path, tmp_path: Path) -> None:
+    """The order of the validity estimate (the ``max-hvasr`` recipe) gives every H*, query and trace
+    of the pin recorded before natural candidates came first; the default differs from it."""
+    older = json.loads(PIN_MAX_HVASR.read_text(encoding="utf-8"))
+    found = run_cases(shared_data, tmp_path / "victim", MAX_HVASR)
+    for got, want in zip(found, older, strict=True):
+        assert got == want, f"{want['setup']} on {want['hypothesis']!r} changed under the max-hvasr order"
+    assert older != json.loads(PIN.read_text(encoding="utf-8"))

@@ -23,7 +23,7 @@ from engine.parse import parse
 
 
 def test_the_named_recipes(settings: Settings) -> None:
-    assert recipe_names() == ("default", "natlog2023")
+    assert recipe_names() == ("default", "natlog2023", "max-hvasr")
     default = load_recipe("default", settings)
     assert default == AttackRecipe.from_settings(settings) == load_recipe(None, settings)
     assert [s.name for s in default.constraints] == [c.name for c in registered_constraints()]
@@ -124,7 +124,7 @@ def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> 
                                                        "insertions_per_slot"),
     ('[[operators]]\nname = "Insertion"\ninsertions_per_slot = 2.5\n', "must be int, not 2.5"),
     ('[[constraints]]\nname = "relation-guard"\n[[constraints]]\nname = "relation-guard"\n', "listed twice"),
-    ('base = "paper"\n', "base 'paper' is not a recipe name (default, natlog2023)"),
+    ('base = "paper"\n', "base 'paper' is not a recipe name (default, natlog2023, max-hvasr)"),
     ("[search\n", "not a valid TOML recipe"),
     ("format = 7\n", "recipe format 7 is not 1"),
 ])
@@ -138,7 +138,7 @@ def test_a_wrong_recipe_file_is_refused_in_one_line(settings: Settings, tmp_path
 
 
 def test_an_unknown_recipe_name_lists_the_known_ones(settings: Settings) -> None:
-    with pytest.raises(InputError, match=r"no recipe 'paper2023': not a recipe name \(default, natlog2023\) nor a file"):
+    with pytest.raises(InputError, match=r"no recipe 'paper2023': not a recipe name \(default, natlog2023, max-hvasr\) nor a file"):
         load_recipe("paper2023", settings)
 
 

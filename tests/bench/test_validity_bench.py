@@ -43,15 +43,20 @@ def test_report_counts_valid_and_natural(tmp_path: Path, capsys, shared_data: Pa
     ])
     validity.report(argparse.Namespace(runs=[run], labels=labels))
     out = capsys.readouterr().out
-    # HVASR in both readings: label and not broken (1 of 2 attacked), label only (2 of 2).
-    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 0 | - | 0.500 | 1.000 | 3.0 |" in out
-    assert "| source conjnli-dev | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 0 | - | 0.500 | 1.000 | 3.0 |" in out
-    assert "| PredicateNegation | - | 1 | - | 4.0 | 1 | 0.000 | 0.000 | 0 | - | - | - | 4.0 |" in out
+    # HVASR in three readings: label only (2 of 2 attacked), label and not broken (1 of 2), label
+    # and natural (1 of 2: the broken one is not natural either).
+    assert "| all | 2 | 2 | 1.000 | - | 3.0 | 2 | 0.500 | 0.500 | 1.000 | 0.500 | 0.500 | 3.0 | 0 | - |" in out
+    assert ("| source conjnli-dev | 2 | 2 | 1.000 | - | 3.0 | 2 | 0.500 | 0.500 | 1.000 | 0.500 | 0.500 | 3.0 | 0 | - |"
+            in out)
+    # An operator's row: its successes over every attacked pair, and its share of the run's successes.
+    assert "| PredicateNegation | - | 1 | 0.500 | 0.500 | 4.0 | 1 | 0.000 | 0.000 | 0.500 | 0.000 | 0.000 | 4.0 | 0 | - |" in out
+    assert "| SentenceNegation | - | 1 | 0.500 | 0.500 | 2.0 | 1 | 1.000 | 1.000 | 0.500 | 0.500 | 0.500 | 2.0 | 0 | - |" in out
     # The source pair (P, H) labelled with E2C's source label: both attacks count as source-agreed.
     source = {"key": validity.item_key(p, first.hypothesis), "label": "entailment", "english": "ok"}
     labels.write_text(labels.read_text() + json.dumps(source) + "\n", encoding="utf-8")
     validity.report(argparse.Namespace(runs=[run], labels=labels))
-    assert "| all | 2 | 2 | 1.000 | 3.0 | 2 | 0.500 | 0.500 | 2 | 0.500 | 0.500 | 1.000 | 3.0 |" in capsys.readouterr().out
+    assert ("| all | 2 | 2 | 1.000 | - | 3.0 | 2 | 0.500 | 0.500 | 1.000 | 0.500 | 0.500 | 3.0 | 2 | 0.500 |"
+            in capsys.readouterr().out)
     export = tmp_path / "todo.jsonl"
     validity.to_label(argparse.Namespace(runs=[run], labels=tmp_path / "none.jsonl", out=export, seed=0,
                                          sources=False))
