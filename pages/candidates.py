@@ -12,7 +12,7 @@ from app.widgets import (
     validity_line,
 )
 from engine.attack.recipe import recipe_names
-from engine.attack.round import no_candidate_reason, propose
+from engine.attack.round import ask_reason, no_candidate_reason, propose
 from engine.constraints.chain import describe_by_operator, describe_rejected
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
@@ -80,7 +80,10 @@ for proposal, tab in zip(proposals, tabs):
                                                   premise=premise.strip() or None,
                                                   senses=cached.sense_chooser_for(applied.wsd))))
             continue
-        st.dataframe(candidates_table(rows), width="stretch", height=min(460, 36 * len(rows) + 40))
+        table = candidates_table(rows)
+        if rows:  # where each candidate stands in the order the attack asks, and why
+            table["asked because"] = [ask_reason(c, polarized, applied, proposal.natural_floor) for c in rows]
+        st.dataframe(table, width="stretch", height=min(460, 36 * len(rows) + 40))
         st.markdown("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)),
                     unsafe_allow_html=True)
         pick = st.number_input("Derivation of candidate #", 1, len(rows), 1, key=f"derive-{setup.name}")

@@ -53,9 +53,8 @@ class RoundCandidates:
     rejected: dict[str, int]
     by_operator: dict[str, dict[str, int]]
     estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
-    #: each ranked candidate's natural estimate (with a natural estimate), and the floor under
-    #: which a candidate is the last resort
-    natural: dict[str, ValidityEstimate] = field(default_factory=dict)
+    #: the natural estimate under which a candidate is the last resort (0: no natural estimate;
+    #: each candidate's own estimate is its ``naturalness``)
     natural_floor: float = 0.0
 
     @property
@@ -108,7 +107,7 @@ def candidate_round(
     last = [gate.last_resort(c) for c in kept]
     kept = tuple(c for c, late in zip(kept, last) if not late) + tuple(c for c, late in zip(kept, last) if late)
     return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked, kept, rejected, by_operator,
-                           dict(gated.estimates), dict(gated.natural), gate.natural_floor)
+                           dict(gated.estimates), gate.natural_floor)
 
 
 def verb_swaps_last(candidates: Sequence[Candidate], source: PolarizedSentence,

@@ -25,7 +25,7 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -185,13 +185,12 @@ class ValidityEstimator:
 class Gated:
     """The candidates a gate kept (reordered, each with ``validity`` and, with a natural estimate,
     ``naturalness`` set) and how many it dropped, by operator; ``estimates`` holds every candidate's
-    estimate by text, kept or not (``natural``: its natural estimate)."""
+    estimate by text, kept or not."""
 
     kept: list[Candidate]
     dropped: int
     by_operator: dict[str, int]
     estimates: dict[str, ValidityEstimate]
-    natural: dict[str, ValidityEstimate] = field(default_factory=dict)
 
 
 class ValidityGate:
@@ -266,5 +265,4 @@ class ValidityGate:
                                  naturalness=round(n.probability, 4) if n is not None else None)))
         kept.sort(key=lambda item: (item[0], item[1]))
         return Gated([c for _, _, c in kept], len(ranked) - len(kept), dict(sorted(by_operator.items())),
-                     {c.text: e for c, (e, _) in zip(ranked, both)},
-                     {c.text: n for c, (_, n) in zip(ranked, both) if n is not None})
+                     {c.text: e for c, (e, _) in zip(ranked, both)})

@@ -73,6 +73,7 @@ def test_with_a_premise_each_candidate_has_a_validity_estimate() -> None:
     assert e2e["natural"].notna().all()
     late = list(e2e["natural"] < settings.natural_floor)
     assert late == sorted(late)
+    assert [why.startswith("last resort") for why in e2e["asked because"]] == late
     first = e2e[~e2e["natural"].lt(settings.natural_floor)]
     order = [math.log(p) - settings.validity_weight * math.log(v) for p, v in zip(first["score"], first["natural"])]
     assert all(a <= b + 1e-3 for a, b in zip(order, order[1:]))  # the table rounds score and estimate
