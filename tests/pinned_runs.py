@@ -10,6 +10,10 @@ came (v36: one round ranks 6 candidates instead of 10, every H*, query and outco
 when natural candidates came first (v39: the natural estimate orders each round). The pin recorded
 before that, under the order of the validity estimate, stays in ``tests/data/pinned_attacks_max_hvasr.json``
 and is checked with ``MAX_HVASR`` (the ``max-hvasr`` recipe's order), so that recipe keeps the behaviour.
+Both were re-recorded in v40, when a single verb stopped taking a phrase as its substitute ("The
+child is sleeping" no longer becomes "The child is sleeping late": the default pin's C2C case falls
+to its next candidate, every other case unchanged; in the max-hvasr pin every H* and query count
+stays, and two rounds rank and drop fewer candidates).
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
