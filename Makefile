@@ -47,7 +47,7 @@ apt:
 # (it starts in the background; the pages show its progress), then serve the app at once.
 run: setup
 	-$(PY) -m engine train-victim --queue
-	$(PY) -m streamlit run app/main.py --server.port $(PORT) --server.address $(ADDRESS)
+	$(PY) -m streamlit run app/server.py --server.port $(PORT) --server.address $(ADDRESS)
 
 # Static checks first (seconds), then the suite.
 lint: $(STAMP)

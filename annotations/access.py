@@ -3,13 +3,15 @@
 An :class:`AnnotatorSession` sees its own queue, progress and votes, and
 nothing about the victim, the target label or other people's votes. An
 :class:`AdminSession` also manages annotators and reads results. Every call
-re-checks that the token has not been revoked since sign-in.
+re-checks the sign-in: a session resumed from a signed session token
+(:func:`resume_token`, as the app's are) ends at its next call once the person
+signs out anywhere, or their token is revoked or re-issued.
 """
 
 from __future__ import annotations
 
 from annotations import assignment, auth
-from annotations.aggregation import agreement, hvasr, item_results, resolution_warning
+from annotations.aggregation import agreement, hvasr, item_results, open_items, resolution_warning
 from annotations.export import export_rows
 from annotations.records import (
     AgreementReport,
@@ -17,6 +19,7 @@ from annotations.records import (
     HvasrRow,
     ItemResult,
     Judgment,
+    OpenItem,
     Progress,
     QueueItem,
 )
@@ -27,17 +30,32 @@ from engine.core.errors import InputError
 class AnnotatorSession:
     """A signed-in annotator: their own queue and votes only."""
 
-    def __init__(self, store: Store, annotator: Annotator) -> None:
+    def __init__(self, store: Store, annotator: Annotator, session_token: str | None = None) -> None:
         self._store = store
         self._annotator_id = annotator.id
+        self._session_token = session_token
 
     @property
     def annotator(self) -> Annotator:
-        """The signed-in person, re-read (AuthError once revoked)."""
+        """The signed-in person, re-read (AuthError once revoked or signed out)."""
         return self._check()
 
+    @property
+    def session_token(self) -> str | None:
+        """The signed session this one was resumed from (None for a name-and-token sign-in)."""
+        return self._session_token
+
     def _check(self) -> Annotator:
-        return auth.active_annotator(self._store, self._annotator_id)
+        if self._session_token is None:
+            return auth.active_annotator(self._store, self._annotator_id)
+        person = auth.resume_session(self._store, self._session_token)
+        if person.id != self._annotator_id:
+            raise auth.AuthError(auth.SESSION_EXPIRED)
+        return person
+
+    def sign_out(self) -> None:
+        """End every session of this person, here and in every other browser."""
+        auth.end_sessions(self._store, self._check().id)
 
     def next_item(self) -> QueueItem | None:
         """The item to judge now (premise and H* only), or None when the queue is empty."""
@@ -62,6 +80,12 @@ class AnnotatorSession:
 
     def progress(self) -> Progress:
         return assignment.progress(self._store, self._check().id)
+
+    def study_complete(self) -> bool:
+        """Whether every attack item of the study has all the votes it needs (resolved), so that an
+        annotator with an empty queue can be told the study is done, not only their part."""
+        self._check()
+        return all(r.state == "resolved" for r in item_results(self._store).values())
 
 
 class AdminSession(AnnotatorSession):
@@ -104,6 +128,11 @@ class AdminSession(AnnotatorSession):
         self._check()
         return agreement(self._store)
 
+    def open_items(self) -> list[OpenItem]:
+        """Items not resolved yet with their pair text, stuck ones first (:func:`aggregation.open_items`)."""
+        self._check()
+        return open_items(self._store)
+
     def hvasr(self, group: str = "run") -> list[HvasrRow]:
         self._check()
         return hvasr(self._store, group)
@@ -137,6 +166,13 @@ def sign_in(store: Store, name: str, token: str) -> AnnotatorSession:
     """A session for the person whose name and token match (AdminSession for admins)."""
     person = auth.authenticate(store, name, token)
     return (AdminSession if person.is_admin else AnnotatorSession)(store, person)
+
+
+def resume_token(store: Store, session_token: str) -> AnnotatorSession:
+    """The session a signed session token stands for (:func:`auth.session_token`), re-checked on
+    every call; AuthError when it no longer resumes."""
+    person = auth.resume_session(store, session_token)
+    return (AdminSession if person.is_admin else AnnotatorSession)(store, person, session_token)
 
 
 def resume(store: Store, annotator_id: int) -> AnnotatorSession:

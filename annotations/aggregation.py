@@ -18,6 +18,7 @@ from annotations.records import (
     AnnotatorAgreement,
     HvasrRow,
     ItemResult,
+    OpenItem,
     StoredAttack,
 )
 from annotations.store import Store, from_json
@@ -119,6 +120,30 @@ def _votes(store: Store, kind: str) -> list[dict]:
         "JOIN annotators a ON a.id = j.annotator_id WHERE i.kind = ? ORDER BY j.id",
         [kind],
     ))
+
+
+def open_items(store: Store) -> list[OpenItem]:
+    """Every attack item not resolved yet, with its pair, the votes it misses and how many active
+    annotators could still give them (those who neither voted on it nor skipped it): the items that
+    can never finish as things stand come first."""
+    results = {r.item_id: r for r in item_results(store).values() if r.state != "resolved"}
+    if not results:
+        return []
+    active = [row["id"] for row in store.db.query(
+        "SELECT id FROM annotators WHERE role = 'annotator' AND revoked_at IS NULL")]
+    done: dict[int, set[int]] = defaultdict(set)
+    for row in store.db.query("SELECT item_id, annotator_id FROM judgments UNION "
+                              "SELECT item_id, annotator_id FROM skips"):
+        done[row["item_id"]].add(row["annotator_id"])
+    texts = {row["id"]: row for row in store.db.query("SELECT id, premise, hypothesis, k FROM items WHERE kind = 'attack'")}
+    found = []
+    for item_id, result in results.items():
+        votes = sum(result.votes.values())
+        missing = max(texts[item_id]["k"] - votes, 1 if result.state == "tie" else 0)
+        can_vote = sum(person not in done[item_id] for person in active)
+        found.append(OpenItem(item_id, texts[item_id]["premise"], texts[item_id]["hypothesis"], result.state,
+                              votes, missing, can_vote))
+    return sorted(found, key=lambda o: (not o.stuck, o.item_id))
 
 
 def item_results(store: Store) -> dict[int, ItemResult]:

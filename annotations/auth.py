@@ -48,8 +48,9 @@ def add_annotator(store: Store, name: str, role: str = "annotator") -> str:
     token = secrets.token_urlsafe(24)
     token_hash = _HASHER.hash(token)
     with store.transaction() as db:
-        if next(db.query("SELECT 1 FROM annotators WHERE name = ?", [name]), None):
-            raise InputError(f"an annotator named {name!r} already exists")
+        same = next(db.query("SELECT name FROM annotators WHERE lower(name) = lower(?)", [name]), None)
+        if same is not None:  # "alice" and "ALICE" would be one person to every reader
+            raise InputError(f"an annotator named {same['name']!r} already exists (names ignore case)")
         db.table("annotators").insert({
             "name": name, "role": role, "token_hash": token_hash, "source": "local",
             "created_at": store.now(), "revoked_at": None,
@@ -59,8 +60,8 @@ def add_annotator(store: Store, name: str, role: str = "annotator") -> str:
 
 def reissue_token(store: Store, name: str) -> str:
     """A new token for an existing local annotator or admin (revoked or not), returned once: the
-    old token stops signing in, and a revoked person is active again. Revoke first to also end
-    the sessions opened with the old token. Imported crowd workers have no sign-in."""
+    old token stops signing in, every session opened with it ends at its next request, and a revoked
+    person is active again. Imported crowd workers have no sign-in."""
     token = secrets.token_urlsafe(24)
     with store.transaction() as db:
         row = next(db.query("SELECT source FROM annotators WHERE name = ?", [name.strip()]), None)
@@ -152,9 +153,11 @@ def authenticate(store: Store, name: str, token: str) -> Annotator:
     return _annotator(row)
 
 
-#: How long a sign-in link (``?session=...``) keeps a person signed in across reloads.
+#: How long a session (the browser's cookie after a sign-in) lasts at most.
 SESSION_TTL_S = 12 * 3600
 SESSION_EXPIRED = "your sign-in has expired or was revoked; sign in again"
+#: How long the one-time code that hands a session to the browser's cookie is good for.
+HANDOFF_TTL_S = 60
 
 
 def _app_key(store: Store) -> bytes:
@@ -173,28 +176,104 @@ def _signature(store: Store, payload: str, token_hash: str) -> str:
     return hmac.new(_app_key(store), f"{payload}.{token_hash}".encode(), hashlib.sha256).hexdigest()[:40]
 
 
+def _now_ms(store: Store) -> int:
+    return int(store.clock().timestamp() * 1000)
+
+
+def _generation_key(annotator_id: int) -> str:
+    return f"sessions:{int(annotator_id)}"
+
+
+def _generation(store: Store, annotator_id: int) -> int:
+    """How many times the person signed out: a session carries the count it was issued under."""
+    row = next(store.db.query("SELECT value FROM app_keys WHERE name = ?", [_generation_key(annotator_id)]), None)
+    return int(row["value"]) if row is not None else 0
+
+
 def session_token(store: Store, annotator_id: int, ttl_s: int = SESSION_TTL_S) -> str:
-    """A signed, expiring session for a signed-in person (put in the URL, so reloads and copied
-    links keep them signed in until it expires, their token is re-issued or revoked, or they sign out)."""
+    """A signed, expiring session for a signed-in person: ``ID.GENERATION.EXPIRES.SIGNATURE``
+    (expiry in milliseconds). It stands until it expires, their token is re-issued or revoked, or
+    they sign out anywhere (:func:`end_sessions`), whichever comes first; :func:`resume_session`
+    checks all four."""
     row = next(store.db.query("SELECT token_hash FROM annotators WHERE id = ? AND revoked_at IS NULL",
                               [annotator_id]), None)
     if row is None or not row["token_hash"]:
         raise AuthError(SESSION_EXPIRED)
-    payload = f"{annotator_id}.{int(store.clock().timestamp()) + ttl_s}"
+    payload = f"{int(annotator_id)}.{_generation(store, annotator_id)}.{_now_ms(store) + ttl_s * 1000}"
     return f"{payload}.{_signature(store, payload, row['token_hash'])}"
 
 
 def resume_session(store: Store, token: str) -> Annotator:
-    """The person a session token names, if it is genuine, unexpired and their token still
-    stands; AuthError otherwise (one message for every failure)."""
+    """The person a session token names, if it is genuine, unexpired, issued since their last
+    sign-out, and their token still stands; AuthError otherwise (one message for every failure)."""
     try:
-        annotator_id, expires, signature = token.strip().split(".")
-        person, deadline = int(annotator_id), int(expires)
+        annotator_id, generation_text, expires_ms, signature = token.strip().split(".")
+        person, generation, deadline = int(annotator_id), int(generation_text), int(expires_ms)
     except ValueError:
         raise AuthError(SESSION_EXPIRED) from None
     row = next(store.db.query("SELECT * FROM annotators WHERE id = ?", [person]), None)
     if (row is None or not row["token_hash"] or row["revoked_at"] is not None
-            or deadline < store.clock().timestamp()
-            or not hmac.compare_digest(signature, _signature(store, f"{person}.{deadline}", row["token_hash"]))):
+            or deadline < _now_ms(store) or generation != _generation(store, person)
+            or not hmac.compare_digest(signature, _signature(store, f"{person}.{generation}.{deadline}",
+                                                             row["token_hash"]))):
         raise AuthError(SESSION_EXPIRED)
     return _annotator(row)
+
+
+def end_sessions(store: Store, annotator_id: int) -> None:
+    """Sign a person out everywhere: every session issued to them until now stops resuming, in
+    every browser and tab, at its next request (a sign-out; revoking and re-issuing a token do the
+    same through the token's hash)."""
+    with store.transaction() as db:
+        db.execute("INSERT INTO app_keys (name, value) VALUES (?, '1') "
+                   "ON CONFLICT (name) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                   [_generation_key(annotator_id)])
+
+
+LINK_REFUSED = "This sign-in link does not work (any more): ask an admin for a new one."
+
+
+def link_session(store: Store, link: str) -> str:
+    """The session a sign-in link's ``ID.TOKEN`` opens (its person's token checked as at the
+    sign-in form); AuthError with :data:`LINK_REFUSED` for any link that does not sign in."""
+    person, _, token = link.strip().partition(".")
+    try:
+        row = next(store.db.query("SELECT name FROM annotators WHERE id = ?", [int(person)]), None)
+        annotator = authenticate(store, row["name"] if row else "", token)
+    except (AuthError, ValueError):
+        raise AuthError(LINK_REFUSED) from None
+    return session_token(store, annotator.id)
+
+
+def _handoff_key(code: str) -> str:
+    return "handoff:" + hashlib.sha256(code.strip().encode()).hexdigest()
+
+
+def handoff_code(store: Store, session: str) -> str:
+    """A one-time code, good for :data:`HANDOFF_TTL_S`, that the server's session endpoint trades
+    for ``session`` in an HttpOnly cookie (a page script cannot set one): the way a sign-in made
+    in a page reaches the browser's cookie without the session itself passing through a URL."""
+    code = secrets.token_urlsafe(24)
+    now = _now_ms(store)
+    with store.transaction() as db:
+        for row in list(db.query("SELECT name, value FROM app_keys WHERE name LIKE 'handoff:%'")):
+            if int(str(row["value"]).split(" ", 1)[0]) < now:
+                db.execute("DELETE FROM app_keys WHERE name = ?", [row["name"]])
+        db.execute("INSERT INTO app_keys (name, value) VALUES (?, ?)",
+                   [_handoff_key(code), f"{now + HANDOFF_TTL_S * 1000} {session}"])
+    return code
+
+
+def redeem_handoff(store: Store, code: str) -> str:
+    """The session a :func:`handoff_code` stands for, once (the code is used up), while the code is
+    fresh and the session still resumes; AuthError otherwise."""
+    with store.transaction() as db:
+        row = next(db.query("SELECT value FROM app_keys WHERE name = ?", [_handoff_key(code)]), None)
+        if row is None:
+            raise AuthError(SESSION_EXPIRED)
+        db.execute("DELETE FROM app_keys WHERE name = ?", [_handoff_key(code)])
+    deadline, _, session = str(row["value"]).partition(" ")
+    if int(deadline) < _now_ms(store):
+        raise AuthError(SESSION_EXPIRED)
+    resume_session(store, session)
+    return session

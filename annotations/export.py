@@ -13,6 +13,7 @@ from typing import IO, Any
 from annotations.aggregation import item_results
 from annotations.store import Store
 from engine.core.errors import InputError
+from engine.reports.tables import spreadsheet_safe
 
 EXPORT_FORMATS = ("csv", "jsonl")
 COLUMNS = (
@@ -70,7 +71,9 @@ def export_rows(store: Store, run_name: str | None = None) -> list[dict[str, Any
 
 
 def write_export(rows: list[dict[str, Any]], fmt: str, out: IO[str]) -> None:
-    """Write rows as JSON Lines, or as CSV with nested values JSON-encoded."""
+    """Write rows as JSON Lines (exact), or as CSV with nested values JSON-encoded and every text cell
+    that starts like a spreadsheet formula prefixed with an apostrophe
+    (:func:`engine.reports.tables.spreadsheet_safe`)."""
     if fmt not in EXPORT_FORMATS:
         raise InputError(f"export format must be one of {', '.join(EXPORT_FORMATS)}, got {fmt!r}")
     if fmt == "jsonl":
@@ -80,6 +83,6 @@ def write_export(rows: list[dict[str, Any]], fmt: str, out: IO[str]) -> None:
     writer = csv.DictWriter(out, fieldnames=COLUMNS)
     writer.writeheader()
     for row in rows:
-        writer.writerow({key: json.dumps(value, ensure_ascii=False)
-                         if isinstance(value, (dict, list)) else value
+        writer.writerow({key: spreadsheet_safe(json.dumps(value, ensure_ascii=False)
+                                               if isinstance(value, (dict, list)) else value)
                          for key, value in row.items()})

@@ -162,3 +162,31 @@ class HvasrRow:
     hvasr_estimated: float | None = None
     #: the mean estimate over the judged attacks: beside ``hvasr_judged``, the estimate's calibration
     estimate_on_judged: float | None = None
+
+
+@dataclass(frozen=True)
+class OpenItem:
+    """An attack item that is not resolved yet, with the pair an admin needs to decide about it:
+    ``missing`` votes it needs (a tie needs one more), ``can_vote`` active annotators who have
+    neither voted on it nor skipped it, and what to do when nobody can (``advice``)."""
+
+    item_id: int
+    premise: str
+    hypothesis: str
+    state: str
+    votes: int
+    missing: int
+    can_vote: int
+
+    @property
+    def stuck(self) -> bool:
+        """No active annotator can give the votes it still needs: it never finishes as things stand."""
+        return self.can_vote < self.missing
+
+    @property
+    def advice(self) -> str:
+        if not self.stuck:
+            return f"waiting: {self.can_vote} annotator(s) can still vote"
+        if self.state == "tie":
+            return "stuck tie: add an annotator, or adjudicate (export it and decide), or leave it a tie (not valid)"
+        return "stuck: add an annotator, or lower k for the study"

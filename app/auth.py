@@ -1,35 +1,34 @@
-"""Sign-in for the app: the signed-in person's id lives in the server-side session state.
+"""Sign-in for the app: the signed-in person's session lives in the server-side session state,
+re-checked at every rerun of every page.
 
-- A **sign-in link** (``?signin=ID.TOKEN``, made on the Admin page) signs its person in with one
-  click; the app takes the secret out of the address bar at once.
-- The session then lives in the browser as a cookie holding a signed, expiring session token
-  (:func:`annotations.auth.session_token`): a reload or a link to another page keeps the sign-in,
-  and it ends on sign-out, on expiry (``SESSION_TTL_S``), and when the person's token is revoked or
-  re-issued. No secret stays in the URL or the browser history.
+- The browser keeps a session as an HttpOnly cookie that only the server sets and drops
+  (:mod:`app.session_http`): a sign-in link (``?signin=ID.TOKEN``, made on the Admin page) is traded
+  for the cookie before any page is drawn, so the secret is never in the address bar or the tab's
+  history; a sign-in in a page's form hands its session to the cookie through a one-time code.
+- Each rerun resumes the session from its signed token (:func:`annotations.access.resume_token`):
+  signing out (anywhere), revoking or re-issuing the person's token, or expiry
+  (``SESSION_TTL_S``) ends it at the next key press or click, on every page.
 """
 
 from __future__ import annotations
 
 import json
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
 from annotations import Store
-from annotations.access import AdminSession, AnnotatorSession, resume, sign_in
-from annotations.auth import SESSION_TTL_S, AuthError, resume_session, session_token
+from annotations.access import AdminSession, AnnotatorSession, resume_token, sign_in
+from annotations.auth import LINK_REFUSED, AuthError, handoff_code, session_token
 from app import cached
+from app.session_http import REFUSED, SESSION_COOKIE, SESSION_PATH, SIGNIN_PARAM, SIGNOUT_PATH
 from app.text import md_escape
 
-SESSION_KEY = "natlog_annotator_id"
-#: The cookie holding the signed session.
-SESSION_COOKIE = "natlog_session"
-#: The URL parameter of a sign-in link: ``ID.TOKEN``.
-SIGNIN_PARAM = "signin"
-#: Set after a sign-out: the browser's cookie is only dropped on its next request, so it is ignored.
+#: The signed session token of this browser session (server-side session state only).
+SESSION_KEY = "natlog_session_token"
+#: Set after a sign-out in this tab: the cookie the tab still sends until its next page load is not
+#: offered again (it no longer resumes anyway), and no "expired" message is shown for it.
 SIGNED_OUT_KEY = "natlog_signed_out"
-#: The signed session token of this browser session, written to the cookie on each page it shows.
-COOKIE_TOKEN_KEY = "natlog_session_token"
 
 
 def open_store() -> Store:
@@ -40,44 +39,73 @@ def open_store() -> Store:
 
 def current_role() -> str | None:
     """The signed-in person's role (``annotator`` or ``admin``), or None when nobody is signed in."""
-    try:
-        with open_store() as store:
-            _from_link(store)
-            annotator_id = st.session_state.get(SESSION_KEY)
-            if annotator_id is None:
-                return None
-            return resume(store, annotator_id).annotator.role
-    except AuthError:
-        return None
+    with open_store() as store:
+        session = _resumed(store)
+        if session is None:
+            return None
+        try:
+            return session.annotator.role
+        except AuthError:
+            return None
 
 
-def _set_cookie(value: str, max_age: int) -> None:
-    """Set (or with ``max_age`` 0 drop) the session cookie in this browser, for this site only."""
-    cookie = f"{SESSION_COOKIE}={value}; Path=/; Max-Age={int(max_age)}; SameSite=Strict"
-    # Our own constant text and a signed token of digits, hex and dots: no data text reaches the script.
-    st.html(f"<script>document.cookie = {json.dumps(cookie)};</script>", unsafe_allow_javascript=True)
+def _go(path: str, **params: str) -> None:
+    """Send the browser to a path of this site (a page load, so the server's reply sets or drops
+    the cookie). Our own constant paths and URL-encoded codes: no data text reaches the script."""
+    target = path + (f"?{urlencode(params)}" if params else "")
+    st.html(f"<script>window.location.replace({json.dumps(target)});</script>", unsafe_allow_javascript=True)
 
 
-def sign_out() -> None:
-    st.session_state.pop(SESSION_KEY, None)
-    st.session_state.pop(COOKIE_TOKEN_KEY, None)
-    st.session_state[SIGNED_OUT_KEY] = True
-    _set_cookie("", 0)
+def _page_path() -> str:
+    """The path of the page being shown (``/annotate``), to come back to after a redirect."""
+    path = urlsplit(st.context.url or "").path
+    return path if path.startswith("/") and not path.startswith("//") else "/"
 
 
-def start_session(store: Store, annotator_id: int) -> None:
-    """Sign this person in for the browser session; the cookie keeps them signed in across reloads."""
-    st.session_state[SESSION_KEY] = annotator_id
+def start_session(store: Store, annotator_id: int, remember: bool = True) -> None:
+    """Sign this person in for the tab; with ``remember``, hand the session to the browser's
+    HttpOnly cookie (a page load through the server's session endpoint) so that reloads keep it."""
+    token = session_token(store, annotator_id)
+    st.session_state[SESSION_KEY] = token
     st.session_state.pop(SIGNED_OUT_KEY, None)
-    st.session_state[COOKIE_TOKEN_KEY] = session_token(store, annotator_id)
-    _keep_cookie()
+    if remember:
+        _go(SESSION_PATH, code=handoff_code(store, token), next=_page_path())
 
 
-def _keep_cookie() -> None:
-    """Write this session's cookie (again): a page that reruns at once after a sign-in still sets it."""
-    token = st.session_state.get(COOKIE_TOKEN_KEY)
+#: Set by the Sign out button: the next run sends the browser to the server to drop the cookie.
+SIGNING_OUT_KEY = "natlog_signing_out"
+
+
+def _sign_out_clicked() -> None:
+    """The Sign out button's callback (before the page is drawn again): end the person's sessions
+    everywhere in the store, forget this tab's, and have the next run drop the cookie."""
+    token = st.session_state.pop(SESSION_KEY, None)
     if token:
-        _set_cookie(token, SESSION_TTL_S)
+        with open_store() as store:
+            try:
+                resume_token(store, token).sign_out()
+            except AuthError:
+                pass  # already ended
+    st.session_state[SIGNED_OUT_KEY] = True
+    st.session_state[SIGNING_OUT_KEY] = True
+
+
+def _resumed(store: Store) -> AnnotatorSession | None:
+    """This tab's session, re-checked now; None (with a one-line reason) when it has ended."""
+    token = st.session_state.get(SESSION_KEY)
+    if token is None and not st.session_state.get(SIGNED_OUT_KEY):
+        token = st.context.cookies.get(SESSION_COOKIE)
+    if not token:
+        return None
+    try:
+        session = resume_token(store, token)
+    except AuthError as exc:
+        st.session_state.pop(SESSION_KEY, None)
+        st.session_state[SIGNED_OUT_KEY] = True
+        st.error(md_escape(str(exc)))
+        return None
+    st.session_state[SESSION_KEY] = token
+    return session
 
 
 def signin_link(annotator_id: int, token: str, page_url: str | None = None) -> str:
@@ -88,80 +116,46 @@ def signin_link(annotator_id: int, token: str, page_url: str | None = None) -> s
     return f"{base}/annotate?{SIGNIN_PARAM}={int(annotator_id)}.{token}"
 
 
-def _from_link(store: Store) -> None:
-    """Sign in from a sign-in link (its secret then leaves the address bar) or from the session
-    cookie of an earlier visit (once per browser session)."""
-    link = st.query_params.get(SIGNIN_PARAM)
-    if link:
-        st.query_params.pop(SIGNIN_PARAM, None)
-        try:
-            person, _, token = link.partition(".")
-            row = next(store.db.query("SELECT name FROM annotators WHERE id = ?", [int(person)]), None)
-            session = sign_in(store, row["name"] if row else "", token)
-        except (AuthError, ValueError):
-            st.error("This sign-in link does not work (any more): ask an admin for a new one.")
-            return
-        start_session(store, session.annotator.id)
-        return
-    if st.session_state.get(SIGNED_OUT_KEY):
-        if st.context.cookies.get(SESSION_COOKIE):
-            _set_cookie("", 0)  # until the browser's next request no longer carries it
-        return
-    if st.session_state.get(SESSION_KEY) is not None:
-        return
-    cookie = st.context.cookies.get(SESSION_COOKIE)
-    if not cookie:
-        return
-    try:
-        st.session_state[SESSION_KEY] = resume_session(store, cookie).id
-        st.session_state[COOKIE_TOKEN_KEY] = cookie
-    except AuthError as exc:
-        _set_cookie("", 0)
-        st.session_state[SIGNED_OUT_KEY] = True
-        st.error(md_escape(str(exc)))
-
-
 def signed_in(store: Store, form_key: str) -> AnnotatorSession | None:
-    """The signed-in person's session, or a sign-in form (name + token) and None."""
-    _from_link(store)
-    annotator_id = st.session_state.get(SESSION_KEY)
-    if annotator_id is not None:
-        try:
-            session = resume(store, annotator_id)
-            _keep_cookie()
-            return session
-        except AuthError as exc:
-            sign_out()
-            st.error(md_escape(str(exc)))
-    with st.form(form_key):
+    """The signed-in person's session (re-checked at every rerun), or a sign-in form (name + token) and None."""
+    if st.query_params.get(SIGNIN_PARAM) == REFUSED:
+        st.query_params.pop(SIGNIN_PARAM, None)
+        st.error(LINK_REFUSED)
+    if st.session_state.pop(SIGNING_OUT_KEY, False):
+        _go(SIGNOUT_PATH, next=_page_path())
+    session = _resumed(store)
+    if session is not None:
+        return session
+    slot = st.empty()  # the form goes once the person is signed in
+    with slot.form(form_key):
         name = st.text_input("Name")
         token = st.text_input("Access token", type="password")
         submitted = st.form_submit_button("Sign in", type="primary")
     if not submitted:
         return None
     try:
-        session = sign_in(store, name, token)
+        person = sign_in(store, name, token).annotator
     except AuthError as exc:
         st.error(md_escape(str(exc)))
         return None
-    start_session(store, session.annotator.id)
-    st.rerun()
+    slot.empty()
+    start_session(store, person.id)
+    return _resumed(store)
 
 
 def sign_out_button(session: AnnotatorSession) -> None:
     """Who is signed in, and a button to sign out."""
     left, right = st.columns([4, 1])
-    left.caption(f"Signed in as **{md_escape(session.annotator.name)}** ({session.annotator.role})")
-    if right.button("Sign out", key="sign-out"):
-        sign_out()
-        st.rerun()
+    # A name is letters, digits and _.@+- (annotations.auth.check_name): a code span shows it as typed.
+    left.caption(f"Signed in as `{session.annotator.name}` ({session.annotator.role})")
+    right.button("Sign out", key="sign-out", on_click=_sign_out_clicked)
 
 
 def admin_session(store: Store, form_key: str) -> AdminSession:
     """The signed-in admin's session; otherwise a sign-in form or a refusal, and the page stops."""
     from annotations.auth import has_admin
 
-    if not has_admin(store) and st.session_state.get(SESSION_KEY) is None:
+    if not has_admin(store) and SESSION_KEY not in st.session_state:
         st.info("This store has no admin yet. Open the **Admin** page and create the first one with the bootstrap "
                 "code the server printed on its console; then sign in here.")
     session = signed_in(store, form_key)

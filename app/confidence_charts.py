@@ -14,14 +14,13 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from app.text import plotly_escape
 from engine.reports.confidence import ConfidencePoint, GroupRow, PathStep
 
 
 def points_frame(points: Sequence[ConfidencePoint]) -> pd.DataFrame:
     frame = pd.DataFrame([asdict(p) for p in points])
     if not frame.empty:
-        frame["hover"] = [plotly_escape(t) for t in frame["text"]]
+        frame["hover"] = list(frame["text"])  # escaped by app.text.show_chart
         frame["attack"] = frame["status"].map(lambda s: "successful" if s == "success" else "not successful")
         frame["validity_band"] = [p.validity_band for p in points]
     return frame
@@ -66,7 +65,7 @@ def attack_figure(points: Sequence[ConfidencePoint], path: Sequence[PathStep], s
     figure.add_trace(go.Scatter(
         x=[0, *chosen["order"]], y=[start, *chosen["target_prob"]], mode="lines+markers",
         name="path H → H*", line={"color": "black", "width": 2}, marker={"symbol": "diamond", "size": 10},
-        text=[plotly_escape(path[0].text) if path else "H", *chosen["hover"]],
+        text=[path[0].text if path else "H", *chosen["hover"]],
         hovertemplate="%{text}<br>P(target) %{y:.3f}<extra>path</extra>",
     ))
     figure.add_hline(y=start, line_dash="dot", annotation_text="P(target) on (P, H)", annotation_position="top left")

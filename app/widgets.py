@@ -9,7 +9,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from spacy import displacy
 
-from app.text import html_escape, md_escape
+from app.text import exact_html, md_escape
 from engine.api import get_settings
 from engine.core.vocab import LABELS
 from engine.edits.candidates import Candidate
@@ -54,8 +54,9 @@ def token_table(sentence: ParsedSentence) -> pd.DataFrame:
 
 
 def escape(text: str) -> str:
-    """Data text for the HTML these widgets build (st.markdown with HTML): see :func:`app.text.html_escape`."""
-    return html_escape(text)
+    """Data text for the HTML these widgets build, which pages show with ``st.html`` (no markdown
+    reads it): see :func:`app.text.exact_html`."""
+    return exact_html(text)
 
 
 POLARITY_COLOURS = {"↑": "#2b8a3e", "↓": "#c92a2a", "=": "#868e96"}

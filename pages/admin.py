@@ -13,7 +13,7 @@ from annotations.auth import bootstrap_admin, has_admin
 from annotations.export import EXPORT_FORMATS, write_export
 from annotations.records import ROLES
 from app.auth import admin_session, open_store, signin_link, start_session
-from app.text import plotly_escape
+from app.text import show_chart
 from app.widgets import HVASR_HEADINGS, HVASR_HELP, md_escape, shown_ratios
 from engine.core.errors import InputError
 
@@ -21,8 +21,11 @@ st.title("Annotation admin")
 
 
 def show_token_once(name: str, token: str, what: str = "Created", annotator_id: int | None = None) -> None:
-    st.success(f"{what} **{md_escape(name)}**. Their sign-in link and access token are shown only this once; "
-               "copy them now.")
+    # Names are letters, digits and _.@+- only: a code span shows them as typed (no autolink, no
+    # invisible character in what an admin copies).
+    shown = ("Their sign-in link and access token are shown only this once; copy them now."
+             if annotator_id is not None else "The access token is shown only this once; copy it now.")
+    st.success(f"{what} `{name}`. {shown}")
     if annotator_id is not None:
         st.caption("Sign-in link: one click signs them in (the secret then leaves the address bar). Anyone holding "
                    "it can judge as them until you revoke or re-issue their token; send it privately.")
@@ -55,10 +58,12 @@ with open_store() as store:
             st.error(md_escape(str(exc)))
             st.stop()
         first_run.empty()
-        # The new admin is signed in at once; the token is what signs them in next time.
-        start_session(store, sign_in(store, name, token).annotator.id)
+        # The new admin is signed in in this tab at once (no page load, which would lose the token on
+        # screen); the token is what signs them in after a reload or in another browser.
+        start_session(store, sign_in(store, name, token).annotator.id, remember=False)
         show_token_once(name.strip(), token)
-        st.caption("You are signed in. Keep this token: it is how you sign in next time.")
+        st.caption("You are signed in in this tab. Keep this token: after a reload, and next time, you sign in "
+                   "with it.")
 
     session = admin_session(store, "admin-sign-in")
 
@@ -138,12 +143,17 @@ with open_store() as store:
                     st.rerun()
                 except InputError as exc:
                     st.error(md_escape(str(exc)))
-        open_items = [{"item": r.item_id, "attack": r.attack_id, "votes": sum(r.votes.values()),
-                       "missing": max(session.k - sum(r.votes.values()), 1 if r.state == "tie" else 0),
-                       "state": r.state} for r in results.values() if r.state != "resolved"]
-        if open_items:
-            st.caption(f"Items still waiting for votes (k = {session.k} per item; a tie needs one more):")
-            st.dataframe(pd.DataFrame(open_items), width="stretch", hide_index=True)
+        waiting = session.open_items()
+        if stuck := [o for o in waiting if o.stuck]:
+            st.warning(f"{len(stuck)} item(s) can never finish as things stand: every active annotator who could "
+                       "vote on them has voted or skipped. Add an annotator, lower k, or adjudicate a tie (export "
+                       "it and decide); a tie left as it is counts as not valid.")
+        if waiting:
+            st.caption(f"Items still waiting for votes (k = {session.k} per item; a tie needs one more), the ones "
+                       "that cannot finish first:")
+            st.dataframe(pd.DataFrame([{"premise": o.premise, "hypothesis": o.hypothesis, "state": o.state,
+                                        "votes": o.votes, "missing": o.missing, "can vote": o.can_vote,
+                                        "what to do": o.advice} for o in waiting]), width="stretch", hide_index=True)
 
     with agreement_tab:
         left, right = st.columns(2)
@@ -161,14 +171,14 @@ with open_store() as store:
                        "(understandable, not what a native speaker would write) and as broken (ungrammatical or "
                        "meaningless).")
             st.dataframe(table, width="stretch", hide_index=True)
-            names = [plotly_escape(name) for name in table["name"]]
+            names = list(table["name"])
             figure = go.Figure([
                 go.Bar(name="agreement with majority", x=names, y=table["agreement"]),
                 go.Bar(name="gold accuracy", x=names, y=table["gold_accuracy"]),
             ])
             figure.update_layout(barmode="group", yaxis={"range": [0, 1], "title": "share"},
                                  height=360, margin={"t": 30})
-            st.plotly_chart(figure, width="stretch")
+            show_chart(figure, width="stretch")
 
     with hvasr_tab:
         group = st.selectbox("Group by", HVASR_GROUPS)

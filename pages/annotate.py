@@ -1,5 +1,6 @@
 """Annotate: judge one (premise, hypothesis) pair at a time, blind to the victim and other votes."""
 
+import secrets
 import time
 from pathlib import Path
 
@@ -7,7 +8,7 @@ import streamlit as st
 
 from annotations.assignment import COMMENT_CHARS
 from app.auth import open_store, sign_out_button, signed_in
-from app.text import html_escape, md_escape
+from app.text import exact_html, md_escape
 from engine.core.errors import InputError
 
 GUIDELINE = (Path(__file__).resolve().parent.parent / "docs" / "annotation-guideline.md").read_text(encoding="utf-8")
@@ -19,6 +20,8 @@ FLUENCY = (("OK", "ok", "q", "English a native speaker could have written"),
            ("Broken", "broken", "e", "ungrammatical or meaningless"))
 #: The fluency chosen for the item on screen, as {item id: level}; any other item starts at ok.
 FLUENCY_STATE = "natlog_fluency"
+#: The random nonce that names the item on screen in widget keys, as {item id: nonce}.
+NONCE_STATE = "natlog_item_nonce"
 
 st.title("Annotate")
 
@@ -48,11 +51,22 @@ with open_store() as store:
 
     item = session.next_item()
     if item is None:
-        st.success("Thank you! Your queue is empty: every item has all the votes it needs.")
+        if session.study_complete():
+            st.success("Thank you! The study is complete: every pair has all the votes it needs.")
+        else:
+            st.success("Thank you! You have judged every pair you can. The pairs still open wait for other "
+                       "annotators' votes; the study's admin will tell you if more come.")
         st.stop()
 
     served = st.session_state.setdefault("natlog_served_at", {})
     served.setdefault(item.item_id, time.monotonic())
+    # Widget keys reach the page's HTML (st-key-...): they name the item on screen by a random nonce,
+    # never by its id, which is sequential per run and would tell gold items and runs apart.
+    nonces = st.session_state.get(NONCE_STATE, {})
+    if item.item_id not in nonces:
+        nonces = {item.item_id: secrets.token_hex(8)}
+        st.session_state[NONCE_STATE] = nonces
+    nonce = nonces[item.item_id]
 
     st.markdown("Assume the **premise** is true. Is the **hypothesis** then definitely true "
                 "(*entailment*), possibly true (*neutral*), or definitely false "
@@ -61,9 +75,9 @@ with open_store() as store:
     with st.container(border=True):
         for caption, text in (("Premise", item.premise), ("Hypothesis", item.hypothesis)):
             st.caption(caption)
-            st.markdown(f'<p style="font-size:1.5rem">{html_escape(text)}</p>',
-                        unsafe_allow_html=True)
-    comment = st.text_input("Comment (optional)", key=f"comment-{item.item_id}", max_chars=COMMENT_CHARS,
+            # st.html: no markdown reads the text, so it shows exactly as stored.
+            st.html(f'<p style="font-size:1.5rem;margin:0 0 0.5rem 0">{exact_html(text)}</p>')
+    comment = st.text_input("Comment (optional)", key=f"comment-{nonce}", max_chars=COMMENT_CHARS,
                             placeholder="anything the admin should know about this pair")
 
     fluency = st.session_state.get(FLUENCY_STATE, {}).get(item.item_id, "ok")
@@ -76,11 +90,11 @@ with open_store() as store:
                       on_click=choose_fluency, args=(item.item_id, level))
     chosen = None
     for column, (title, label, key) in zip(st.columns(3), CHOICES):
-        if column.button(f"{title} ({key})", key=f"{label}-{item.item_id}", type="primary",
+        if column.button(f"{title} ({key})", key=f"{label}-{nonce}", type="primary",
                          shortcut=key, width="stretch"):
             chosen = label
     left, right = st.columns(2)
-    skipped = left.button("Skip this pair", key=f"skip-{item.item_id}", help="it will not come back to you")
+    skipped = left.button("Skip this pair", key=f"skip-{nonce}", help="it will not come back to you")
     undo = right.button("Undo my last vote", key="undo", disabled=progress.done == 0,
                         help="within ten minutes of giving it; that pair comes back")
     try:

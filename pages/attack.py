@@ -8,6 +8,7 @@ import streamlit as st
 
 from app import cached
 from app.auth import admin_session, open_store
+from app.text import show_chart
 from app.victim_gate import victim_ready
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure, validity_line
 from engine.attack.recipe import recipe_names
@@ -168,12 +169,12 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
         if asked:
             shown = f"the {CHART_ROWS} of {len(asked)} asked with the lowest P({target})" if len(asked) > CHART_ROWS \
                 else f"all {len(asked)} asked"
-            st.plotly_chart(probability_figure(asked[:CHART_ROWS], f"Victim on the candidates: {shown}"),
+            show_chart(probability_figure(asked[:CHART_ROWS], f"Victim on the candidates: {shown}"),
                             width="stretch", key=f"round-{rnd.index}")
         pick = st.number_input("Show the derivation of candidate #", 1, len(rnd.candidates), 1,
                                key=f"derive-{rnd.index}")
         chosen = rnd.candidates[int(pick) - 1]
-        st.markdown(candidate_html(chosen), unsafe_allow_html=True)
+        st.html(candidate_html(chosen))
         st.markdown("\n".join(f"- {line}" for line in derivation_lines(chosen)))
         estimate = search.explain(chosen, rnd.index)
         if estimate is not None:
@@ -219,7 +220,7 @@ st.divider()
 st.markdown(f"**P:** {md_escape(search.premise)}  \n**H:** {md_escape(search.hypothesis)}  \n"
             f"**setup:** {search.setup.name} ({search.setup.source_label} → {search.setup.target_label}); "
             f"the attack succeeds when the victim stops answering **{search.setup.target_label}**.")
-st.plotly_chart(probability_figure([("H (original)", search.original)], "Victim on the original pair"),
+show_chart(probability_figure([("H (original)", search.original)], "Victim on the original pair"),
                 width="stretch", key="original")
 
 buttons = st.columns(3)
@@ -233,15 +234,21 @@ if step or finish:
     # Streamlit ends the script run and the search keeps every round done so far.
     stop_slot = st.empty()
     stop_slot.button("Stop", key="stop", help="stop after the current round; 'Run to the end' continues")
-    bar = st.progress(0.0, text="querying the victim…")
-    with st.spinner("Generating, ranking and querying candidates…"):
-        while not search.done:
-            search.step()
-            used = search.counter.queries / settings.query_budget
-            bar.progress(min(used, 1.0), text=f"round {len(search.rounds)}: {search.counter.queries} queries")
-            if step:
-                break
+    bar = st.progress(0.0, text="starting the round…")
+    overall = st.empty()
+
+    def within_round(what: str, fraction: float) -> None:
+        """The bar follows the round being run: parsing, generating and ranking, then each ask."""
+        bar.progress(min(max(fraction, 0.0), 1.0), text=f"round {len(search.rounds) + 1}: {what}")
+
+    while not search.done:
+        done_round = search.step(progress=within_round)
+        overall.caption(f"round {done_round.index} took {done_round.seconds:.1f} s; {search.counter.queries} of "
+                        f"{settings.query_budget} queries used")
+        if step:
+            break
     bar.empty()
+    overall.empty()
     stop_slot.empty()
     if search.done:
         st.rerun()  # draw the round buttons again, disabled now that the attack has ended
@@ -251,7 +258,8 @@ metrics[0].metric("Queries", f"{search.counter.queries} / {settings.query_budget
 metrics[1].metric("Cache hits", search.counter.cache_hits)
 metrics[2].metric("Rounds", len(search.rounds))
 result = search.result()
-metrics[3].metric("Status", result.status if search.done else "running")
+metrics[3].metric("Status", result.status if search.done else "paused between rounds",
+                  help="between rounds the attack waits for Next round or Run to the end")
 
 for rnd in search.rounds:
     show_round(search, rnd, expanded=rnd is search.rounds[-1])
@@ -267,7 +275,7 @@ else:
     st.success(f"The victim was fooled after {result.queries} queries: it now answers "
                f"**{result.adversarial.label}**, while P and H* stand in relation "
                f"{format_relations(result.relation, ' ')} to H, so the label is {result.target_label}.")
-    st.markdown(f"<div style='font-size:1.3rem'>H*: {candidate_html(final)}</div>", unsafe_allow_html=True)
+    st.html(f"<div style='font-size:1.3rem'>H*: {candidate_html(final)}</div>")
     if result.perplexity is not None:
         st.caption(f"Perplexity of H* under the causal LM: {result.perplexity:.1f}")
     if result.self_check is not None:
@@ -275,7 +283,7 @@ else:
         shown = {"re-derived": st.info, "unknown": st.info, "fails": st.warning}[check.status]
         shown(f"Self-check, `verify(H, H*)`: **{check.status}** (derived {md_escape(check.relations)}, "
               f"label {md_escape(check.label)}). {md_escape(check.reason)}")
-    st.plotly_chart(probability_figure([("H", result.original), ("H*", result.adversarial)], "Before and after"),
+    show_chart(probability_figure([("H", result.original), ("H*", result.adversarial)], "Before and after"),
                     width="stretch", key="final")
     st.subheader("Derivation H → H*")
     for step_ in result.derivation:

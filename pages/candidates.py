@@ -65,7 +65,7 @@ except (InputError, ResourceError) as exc:
     st.error(md_escape(str(exc)))
     st.stop()
 
-st.markdown(polarity_html(polarized), unsafe_allow_html=True)
+st.html(polarity_html(polarized))
 tabs = st.tabs([f"{p.setup.name} ({p.setup.source_label} → {p.setup.target_label})" for p in proposals])
 for proposal, tab in zip(proposals, tabs):
     setup, rows = proposal.setup, list(proposal.candidates)
@@ -84,11 +84,10 @@ for proposal, tab in zip(proposals, tabs):
         if rows:  # where each candidate stands in the order the attack asks, and why
             table["asked because"] = [ask_reason(c, polarized, applied, proposal.natural_floor) for c in rows]
         st.dataframe(table, width="stretch", height=min(460, 36 * len(rows) + 40))
-        st.markdown("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)),
-                    unsafe_allow_html=True)
+        st.html("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)))
         pick = st.number_input("Derivation of candidate #", 1, len(rows), 1, key=f"derive-{setup.name}")
         chosen = rows[int(pick) - 1]
-        st.markdown(candidate_html(chosen), unsafe_allow_html=True)
+        st.html(candidate_html(chosen))
         st.markdown("\n".join(f"- {line}" for line in derivation_lines(chosen)))
         estimate = proposal.estimates.get(chosen.text)
         if estimate is not None:

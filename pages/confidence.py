@@ -13,6 +13,7 @@ from app.confidence_charts import (
     points_frame,
 )
 from app.links import stepper_link
+from app.text import show_chart
 from app.widgets import md_escape
 from engine.core.errors import InputError
 from engine.reports.confidence import (
@@ -71,11 +72,11 @@ overview, one = st.tabs(["Across the run", "One attack"])
 with overview:
     by = st.selectbox("Group by", GROUPINGS, format_func=lambda g: g.replace("_", " "), key="group_by")
     selected = []
-    event = st.plotly_chart(drop_by_group_figure(frame, by), width="stretch", on_select="rerun",
+    event = show_chart(drop_by_group_figure(frame, by), width="stretch", on_select="rerun",
                             selection_mode="points", key="by_group")
     selected += [p.get("customdata", [None])[0] for p in event.selection.points] if event else []
     st.dataframe(group_table(group_points(shown, by)), width="stretch")
-    event = st.plotly_chart(drop_vs_perplexity_figure(frame), width="stretch", on_select="rerun",
+    event = show_chart(drop_vs_perplexity_figure(frame), width="stretch", on_select="rerun",
                             selection_mode="points", key="vs_ppl")
     selected += [p.get("customdata", [None])[0] for p in event.selection.points] if event else []
     picked = [int(a) for a in selected if a is not None]
@@ -99,7 +100,7 @@ with one:
                 f"**target:** {record.target_label.value} · **status:** {record.status.value} · "
                 f"**queries:** {record.queries}")
     path = attack_path(attack)
-    st.plotly_chart(attack_figure(attack_points(attack), path, path[0].target_prob), width="stretch",
+    show_chart(attack_figure(attack_points(attack), path, path[0].target_prob), width="stretch",
                     key="one_attack_chart")
     st.dataframe(
         [{"step": s.step, "hypothesis": s.text, "operator": s.operator, "P(target)": round(s.target_prob, 3)}

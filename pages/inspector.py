@@ -79,13 +79,13 @@ for warning in polarized.warnings:
     st.warning(md_escape(warning))
 
 st.subheader("Polarity")
-st.markdown(polarity_html(polarized), unsafe_allow_html=True)
+st.html(polarity_html(polarized))
 st.caption("Bold, underlined words are monotonicity triggers (quantifiers, negators, ...); hover a word to see the triggers over it.")
 
 st.subheader("Operators and their scopes")
 if polarized.triggers:
     for trigger in polarized.triggers:
-        st.markdown(scope_html(polarized, trigger), unsafe_allow_html=True)
+        st.html(scope_html(polarized, trigger))
 else:
     st.info("No monotonicity trigger found: every word is in an upward context.")
 
@@ -110,6 +110,8 @@ with tab_edits:
     else:
         st.info("Pick at least one relation.")
 with tab_parse:
+    # The tree is SVG, which st.html's sanitizer drops; displaCy escapes every word in it, and markdown
+    # leaves a raw HTML block's content alone.
     st.markdown(f"<div style='overflow-x:auto'>{dependency_svg(sentence)}</div>", unsafe_allow_html=True)
     st.dataframe(token_table(sentence), width="stretch")
 

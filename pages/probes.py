@@ -16,12 +16,14 @@ from app.probe_views import (
     overview_frame,
     report_frame,
 )
+from app.text import show_chart
 from app.widgets import md_escape
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
 from engine.data.readers import data_folders, inside_folders
 from engine.probes.runner import default_probe_run_name, run_probe, summarize
 from engine.probes.suites import get_suite, load_suite_items, suite_names
+from engine.reports.tables import csv_text
 
 st.title("Probes")
 settings = cached.settings()
@@ -86,7 +88,7 @@ cols[1].metric("Accuracy", f"{summary.accuracy:.3f}")
 cols[2].metric("Weighted F1", f"{summary.weighted_f1:.3f}")
 cols[3].metric("Victim", Path(summary.victim).name or summary.victim)
 
-event = st.plotly_chart(category_figure(summary), width="stretch", on_select="rerun", selection_mode="points",
+event = show_chart(category_figure(summary), width="stretch", on_select="rerun", selection_mode="points",
                         key="probe_categories")
 st.dataframe(category_frame(summary), width="stretch")
 
@@ -100,7 +102,7 @@ st.dataframe(confusion_frame(summary), width="stretch")
 
 if same_suite:
     st.subheader("Compared with other runs of this suite")
-    st.plotly_chart(comparison_figure([summary, *same_suite]), width="stretch")
+    show_chart(comparison_figure([summary, *same_suite]), width="stretch")
 
 st.subheader("Items")
 categories = [row["category"] for row in summary.by_category]
@@ -118,4 +120,4 @@ if frame.empty:
 else:
     st.caption(f"{len(frame)} items; probabilities are the victim's.")
     st.dataframe(frame, width="stretch", height=min(520, 36 * len(frame) + 40))
-    st.download_button("Download CSV", frame.to_csv().encode(), f"probe-{run.name}.csv", "text/csv")
+    st.download_button("Download CSV", csv_text(frame).encode(), f"probe-{run.name}.csv", "text/csv")

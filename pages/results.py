@@ -11,10 +11,11 @@ from annotations.aggregation import agreement, agreement_reading, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.links import stepper_link
-from app.text import plotly_escape
+from app.text import show_chart
 from app.widgets import HVASR_HEADINGS, HVASR_HELP, md_escape, shown_ratios
 from engine.core.vocab import AttackStatus
 from engine.reports.paper_tables import paper_pivot, to_latex
+from engine.reports.tables import csv_text
 from engine.store.identity import diff_rows, recipe_rows
 
 #: The breakdowns' rates, charted side by side, and the columns of their tables.
@@ -39,7 +40,7 @@ with open_store() as store:
     st.subheader("Runs")
     st.caption(HVASR_HELP + " QN: victim queries of successful attacks. PPL: causal-LM perplexity of H*.")
     st.dataframe(shown_ratios(table), width="stretch", column_config=HVASR_HEADINGS)
-    st.download_button("Download CSV", table.to_csv().encode(), "natlog-runs.csv", "text/csv")
+    st.download_button("Download CSV", csv_text(table).encode(), "natlog-runs.csv", "text/csv")
 
     calibration = [r for r in hvasr(store, "run") if r.estimate_on_judged is not None]
     if calibration:
@@ -70,19 +71,17 @@ with open_store() as store:
     pivot = paper_pivot(rows)
     st.dataframe(shown_ratios(pivot), width="stretch")
     left, right = st.columns(2)
-    left.download_button("Download CSV", pivot.to_csv().encode(), "natlog-paper-table.csv", "text/csv")
+    left.download_button("Download CSV", csv_text(pivot).encode(), "natlog-paper-table.csv", "text/csv")
     right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")
 
-    # Data strings reach the charts escaped: plotly renders a subset of HTML in labels, ticks and hover.
+    # Charts go through show_chart, which escapes data text once (plotly renders a subset of HTML).
     shown = table.reset_index()
-    for column in ("run", "system", "setup"):
-        shown[column] = shown[column].map(plotly_escape)
     systems = shown.dropna(subset=["hvasr"])
     if systems["system"].nunique() > 1:
         readings = ["asr", "hvasr", "hvasr_fluent", "hvasr_natural"]
         by_system = systems.groupby(["setup", "system"], as_index=False)[readings].mean()
         by_system = by_system.melt(id_vars=["setup", "system"], var_name="metric", value_name="rate").dropna()
-        st.plotly_chart(px.bar(by_system, x="setup", y="rate", color="system", barmode="group", facet_row="metric",
+        show_chart(px.bar(by_system, x="setup", y="rate", color="system", barmode="group", facet_row="metric",
                                range_y=[0, 1], height=800,
                                title="Attack systems side by side on their judged runs: ASR, HVASR (label only), "
                                      "HVASR+E (label and not broken), HVASR+N (label and natural)"), width="stretch")
@@ -90,18 +89,18 @@ with open_store() as store:
     long = shown.melt(id_vars=["run", "setup"], value_vars=["asr", "hvasr", "hvasr_fluent", "hvasr_natural",
                                                              "hvasr_estimated"],
                       var_name="metric", value_name="rate").dropna()
-    st.plotly_chart(px.bar(long, x="run", y="rate", color="metric", barmode="group", hover_data=["setup"],
+    show_chart(px.bar(long, x="run", y="rate", color="metric", barmode="group", hover_data=["setup"],
                            range_y=[0, 1], title="Attack success (ASR) and human-validated success (HVASR: label; "
                                                  "+E: and not broken; +N: and natural)"),
                     width="stretch")
 
-    queries = pd.DataFrame([{"run": plotly_escape(a.run_name), "queries": a.record.queries}
+    queries = pd.DataFrame([{"run": a.run_name, "queries": a.record.queries}
                             for a in store.attacks(with_trace=False) if a.record.status == AttackStatus.SUCCESS])
     if not queries.empty:
         violins = px.violin(queries, x="run", y="queries", box=True, points="all",
                             title="Queries per successful attack (QN), with medians (the paper's Figure 2)")
         violins.update_layout(height=420, margin={"t": 50, "b": 10})
-        st.plotly_chart(violins, width="stretch")
+        show_chart(violins, width="stretch")
 
     checks = pd.DataFrame(store.self_checks())
     if not checks.empty:
@@ -128,10 +127,10 @@ with open_store() as store:
                         for a in attacks if a.record.status == AttackStatus.SUCCESS])
     left, right = st.columns(2)
     if not won.empty:
-        left.plotly_chart(px.histogram(won, x="queries", nbins=30, title=f"Query numbers ({plotly_escape(run)})"),
+        show_chart(container=left, figure=px.histogram(won, x="queries", nbins=30, title=f"Query numbers ({run})"),
                           width="stretch")
-        right.plotly_chart(px.histogram(won.dropna(), x="perplexity", nbins=30,
-                                        title=f"Perplexity of H* ({plotly_escape(run)})"), width="stretch")
+        show_chart(container=right, figure=px.histogram(won.dropna(), x="perplexity", nbins=30,
+                                        title=f"Perplexity of H* ({run})"), width="stretch")
     else:
         left.info("This run has no successful attack yet.")
     tables = load_report(store, run)
@@ -145,13 +144,13 @@ with open_store() as store:
                    "share and natural share: of its successes people judged, those whose majority label is the "
                    "target, and those most judges read as natural English ('—' until one is judged). QN: mean "
                    "queries of its successes.")
-        rates = parts.assign(value=parts["value"].map(plotly_escape)).melt(
+        rates = parts.melt(
             id_vars=["value", "successful", "judged", "qn_mean"], value_vars=list(BREAKDOWN_RATES),
             var_name="measure", value_name="rate").dropna(subset=["rate"])
         rates["measure"] = rates["measure"].map(BREAKDOWN_RATES)
-        st.plotly_chart(px.bar(rates, x="value", y="rate", color="measure", barmode="group", range_y=[0, 1],
+        show_chart(px.bar(rates, x="value", y="rate", color="measure", barmode="group", range_y=[0, 1],
                                hover_data=["successful", "judged", "qn_mean"], labels={"value": group},
-                               title=f"{plotly_escape(run)}: by {group}"), width="stretch", key=f"by-{group}")
+                               title=f"{run}: by {group}"), width="stretch", key=f"by-{group}")
         st.dataframe(shown_ratios(parts[["value", *BREAKDOWN_SHOWN]].set_index("value").round(
             {"qn_mean": 1, "ppl_mean": 1})), width="stretch")
 

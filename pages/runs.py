@@ -1,7 +1,7 @@
 """Runs: queue batch attacks on a data file (one run per setup), executed by a worker process
 outside the app; live progress, cancel and resume; the victim's accuracy per label and data set."""
 
-import re
+from typing import Any
 
 import pandas as pd
 import plotly.express as px
@@ -9,11 +9,12 @@ import streamlit as st
 
 from app import cached
 from app.auth import admin_session, open_store
+from app.text import show_chart
 from app.widgets import md_escape
 from engine.attack.recipe import recipe_names
 from engine.core.errors import InputError
 from engine.core.vocab import LABELS
-from engine.data.readers import FORMATS, data_files, data_folders, inside_folders, read_pairs
+from engine.data.readers import FORMATS, UPLOAD_SUFFIXES, check_upload, data_files, data_folders, inside_folders, read_pairs
 from engine.natlog.setups import SETUPS
 from engine.reports.metrics import victim_accuracy
 from engine.runs.runner import default_run_name
@@ -29,20 +30,12 @@ with open_store() as store:
     admin_session(store, "runs-sign-in")
 
 
-def chosen_file() -> str | None:
-    """A data file under the data folders, or one uploaded now (saved under the uploads folder)."""
+def chosen_file() -> str | Any | None:
+    """A data file under the data folders (its path), or a file uploaded now (checked below)."""
     source = st.radio("Data", ["From the data folders", "Upload a file"], horizontal=True, key="run_source")
     if source == "Upload a file":
-        upload = st.file_uploader("NLI pairs (TSV or JSONL, UTF-8)", type=["tsv", "txt", "jsonl", "json"],
-                                  key="run_upload")
-        if upload is None:
-            return None
-        UPLOADS.mkdir(parents=True, exist_ok=True)
-        target = UPLOADS / (re.sub(r"[^A-Za-z0-9._-]", "_", upload.name)[:100] or "upload.tsv")
-        data = upload.getvalue()
-        if not target.is_file() or target.read_bytes() != data:  # not rewritten on every rerun
-            target.write_bytes(data)
-        return str(target)
+        return st.file_uploader("NLI pairs (TSV or JSON Lines, UTF-8)", type=[s.lstrip(".") for s in UPLOAD_SUFFIXES],
+                                key="run_upload")
     files = data_files(FOLDERS)
     if not files:
         st.info(f"No data file under {md_escape(str(settings.shared_data_dir))}: upload one.")
@@ -53,12 +46,27 @@ def chosen_file() -> str | None:
                         format_func=lambda n: n.replace(str(settings.shared_data_dir) + "/", ""))
 
 
+def checked_upload(upload: Any, fmt: str, split: str) -> str | None:
+    """An upload checked now with the readers a run uses (format, encoding, header, labels, lengths):
+    its saved path and a line saying what was read, or a one-line error and nothing kept."""
+    try:
+        saved, concrete, count = check_upload(upload.name, upload.getvalue(), UPLOADS, fmt, split.strip() or None,
+                                              settings.max_chars)
+    except InputError as exc:
+        st.error(md_escape(str(exc)))
+        return None
+    st.caption(f"{md_escape(upload.name)}: {count} labelled pairs, read as {concrete}.")
+    return str(saved)
+
+
 with st.container(border=True):
     path = chosen_file()
     c1, c2, c3 = st.columns(3)
     fmt = c1.selectbox("Format", FORMATS, key="run_format")
     split = c2.text_input("Split (optional)", "", key="run_split", help="SICK: TRAIN/TRIAL/TEST; other files: "
                           "the stable hash half TRAIN or TEST (the offline victim trains on SNLI's TRAIN half)")
+    if path is not None and not isinstance(path, str):
+        path = checked_upload(path, fmt, split)
     victim = c3.text_input("Victim", settings.victim, key="run_victim")
     c4, c5, c6 = st.columns(3)
     setups = c4.multiselect("Setups (one run each)", list(SETUPS), default=["E2C"], key="run_setups")
@@ -152,6 +160,6 @@ for acc in accuracies:
     left, right = st.columns(2)
     left.dataframe(pd.DataFrame({"accuracy": acc.per_label}).round(3), width="stretch")
     matrix = pd.DataFrame(acc.confusion).T.reindex(index=LABELS, columns=LABELS)
-    right.plotly_chart(px.imshow(matrix, text_auto=True, color_continuous_scale="Blues",
+    show_chart(container=right, figure=px.imshow(matrix, text_auto=True, color_continuous_scale="Blues",
                                  labels={"x": "predicted", "y": "gold", "color": "pairs"}),
                        width="stretch", key=f"confusion-{acc.victim}-{acc.data}")

@@ -34,11 +34,11 @@ def free_port() -> int:
 @contextmanager
 def streamlit_server(env: dict[str, str] | None = None, timeout: float = 90.0, console: Path | None = None,
                      command: list[str] | None = None, port: int | None = None) -> Iterator[str]:
-    """Start ``streamlit run app/main.py`` (or ``command``, which must listen on ``port``) on a free
+    """Start ``streamlit run app/server.py`` (the served app, as ``make run``; or ``command``, which must listen on ``port``) on a free
     port; yield its base URL once healthy. ``console``: a file that receives the server's console
     output as it runs (what a person at the terminal reads)."""
     port = port or free_port()
-    command = command or [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "main.py"),
+    command = command or [sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "server.py"),
                           "--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"]
     output = console.open("w", encoding="utf-8") if console is not None else subprocess.PIPE
     proc = subprocess.Popen(
@@ -93,11 +93,21 @@ def chromium_page(width: int = 1400, height: int = 1000):
         yield browser.new_page(viewport={"width": width, "height": height})
 
 
-def sign_in_page(page, name: str, token: str) -> None:  # noqa: ANN001 - a Playwright page
-    """Fill the app's sign-in form on ``page`` and submit it."""
+def sign_in_page(page, name: str, token: str, timeout_s: float = 60.0) -> None:  # noqa: ANN001 - a Playwright page
+    """Fill the app's sign-in form on ``page``, submit it, and wait until the server has set the
+    session cookie (the page hands the session over in a page load through ``/natlog/session``) and
+    that load has finished, so that the next navigation does not cut it short."""
+    import time
+
     page.get_by_label("Name").fill(name)
     page.get_by_label("Access token").fill(token)
     page.get_by_role("button", name="Sign in").click()
+    deadline = time.monotonic() + timeout_s
+    while not any(c["name"] == "natlog_session" for c in page.context.cookies()):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"no session cookie {timeout_s:.0f} s after signing in as {name}")
+        page.wait_for_timeout(200)
+    page.wait_for_load_state("networkidle")
 
 
 def wait_idle(page, timeout_ms: float = 30_000) -> None:  # noqa: ANN001 - a Playwright page

@@ -320,6 +320,7 @@ class AttackSearch:
         self._resuming: _Paused | None = None
         self._backtracks = 0
         self._success: Prediction | None = None
+        self._progress: Callable[[str, float], None] = lambda what, fraction: None
         self._self_check: SelfCheck | None = None
         self._skipped = self.original.label != gold_label
         self._reason = SKIP_REASON if self._skipped else ""
@@ -342,10 +343,13 @@ class AttackSearch:
     def budget_left(self) -> int:
         return self.settings.query_budget - self.counter.queries
 
-    def step(self) -> Round:
-        """Run one round: generate, check (the constraint chain), rank, then query in rank order."""
+    def step(self, progress: Callable[[str, float], None] | None = None) -> Round:
+        """Run one round: generate, check (the constraint chain), rank, then query in rank order.
+        ``progress(what, fraction)`` hears where the round is (the stepper's bar within a round)."""
         if self.done:
             raise InputError(f"the attack is over ({self._reason})")
+        self._progress = progress or (lambda what, fraction: None)
+        self._progress("parsing and marking polarity", 0.0)
         began = time.monotonic()
         state, setup = self._state, self.setup
         start, start_composed = state.hypothesis, state.composed
@@ -369,6 +373,7 @@ class AttackSearch:
             polarized, ranked, estimates = paused.start.polarized, list(paused.candidates), paused.estimates
             rejected, by_operator, before_gate, revisited = {}, {}, len(ranked), 0
         else:
+            self._progress("generating, checking and ranking candidates", 0.05)
             found = candidate_round(
                 polarized, setup, allowed, settings=self.settings, scorer=self.scorer, chain=self.chain,
                 premise=self.premise, hypothesis=self.hypothesis, reference=self._reference(), gate=self.gate,
@@ -502,6 +507,7 @@ class AttackSearch:
         for k, candidate in enumerate(ranked):
             if k >= stop:
                 break
+            self._progress(f"asking the victim: candidate {k + 1} of {len(ranked)}", 0.5 + 0.5 * k / max(len(ranked), 1))
             if patience > 0 and self._success is None and k - best_at > patience:
                 return out, True
             if (self.settings.last_resort_waits and self._success is None and k > 0 and self.gate is not None

@@ -22,6 +22,7 @@ from engine.natlog.triggers import (
 )
 from engine.natlog.verifier import verify
 from engine.parse import PARSERS, parse
+from engine.reports.tables import spreadsheet_safe
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -135,7 +136,7 @@ def cmd_verify_run(args: argparse.Namespace) -> int:
             with args.csv.open("w", newline="", encoding="utf-8") as handle:
                 writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
                 writer.writeheader()
-                writer.writerows(rows)
+                writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in rows)
         except OSError as exc:
             raise InputError(f"{args.csv}: cannot write ({exc.strerror})") from exc
         print(f"\nwrote {len(rows)} rows to {args.csv}")

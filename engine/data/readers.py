@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,7 +33,7 @@ from pathlib import Path
 from engine.core.errors import InputError
 from engine.core.vocab import NLILabel
 
-FORMATS = ("auto", "snli", "mnli", "tsv", "mnli-tsv", "sick", "conjnli", "help")
+FORMATS = ("auto", "snli", "mnli", "tsv", "mnli-tsv", "sick", "conjnli", "help", "jsonl")
 HASH_SPLITS = ("TRAIN", "TEST")
 # Rows whose annotators reached no consensus (SNLI/MultiNLI "-") carry no gold label.
 NO_GOLD = "-"
@@ -101,10 +102,16 @@ def _read_jsonl(path: Path, source: str) -> Iterator[NLIPair]:
         )
 
 
+#: What the label column of a plain TSV's header row is called: that first row is skipped.
+HEADER_LABELS = frozenset({"label", "gold_label", "gold label", "gold", "relation"})
+
+
 def _read_plain_tsv(path: Path, source: str) -> Iterator[NLIPair]:
     for number, line in _lines(path):
         where = f"{path}:{number}"
         cells = line.split("\t")
+        if number == 1 and len(cells) >= 4 and cells[3].strip().lower() in HEADER_LABELS:
+            continue  # a header row ("id, premise, hypothesis, label"), not a pair
         if len(cells) < 4:
             raise InputError(
                 f"{where}: expected 4 tab-separated columns (id, premise, hypothesis, label), "
@@ -349,3 +356,62 @@ def inside_folders(path: str | Path, folders: Sequence[Path]) -> Path:
         if resolved.is_relative_to(folder.resolve()):
             return resolved
     raise InputError(f"{path}: not inside the data folders ({', '.join(str(f) for f in folders)})")
+
+
+#: The file kinds the Runs page accepts as uploads.
+UPLOAD_SUFFIXES = (".tsv", ".txt", ".jsonl", ".json")
+
+
+def _utf16(data: bytes) -> bool:
+    """Whether bytes look like UTF-16 text: a byte-order mark, or a zero byte in every other place."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = data[:200]
+    return len(head) >= 8 and (head[1::2].count(0) > 0.8 * len(head[1::2]) or head[0::2].count(0) > 0.8 * len(head[0::2]))
+
+
+def check_upload(name: str, data: bytes, folder: Path, fmt: str = "auto", split: str | None = None,
+                 max_chars: int = 600) -> tuple[Path, str, int]:
+    """Check an uploaded data file with the readers a run uses, at upload time, and keep it only
+    when every pair reads: ``(saved path, format, pairs)``. InputError (one line, naming the upload
+    by its own file name, never by a path on the server) for a kind of file the app does not read,
+    UTF-16 or other non-UTF-8 text, binary data, an empty file, a malformed row or label, no
+    labelled pair, a hypothesis longer than ``max_chars`` or a premise longer than four times that.
+
+    The format is sniffed from the content and the extension (``auto``: a ``.jsonl`` or ``.json``
+    file is JSON Lines); a header row is recognised. The file is saved under ``folder`` as
+    ``NAME-HASH.EXT`` (the hash of its content), so a later upload with the same name and other
+    content never replaces the file an older run read, and nothing is kept of a rejected upload.
+    """
+    import tempfile
+
+    shown = re.sub(r"[^A-Za-z0-9._-]", "_", Path(name).name)[:100] or "upload.tsv"
+    suffix = Path(shown).suffix.lower()
+    if suffix not in UPLOAD_SUFFIXES:
+        raise InputError(f"{shown}: upload a TSV or JSON Lines file ({', '.join(UPLOAD_SUFFIXES)})")
+    if not data.strip():
+        raise InputError(f"{shown}: the file is empty")
+    if _utf16(data):
+        raise InputError(f"{shown}: UTF-16 text; save it as UTF-8 and upload it again")
+    chosen = "jsonl" if fmt == "auto" and suffix in (".jsonl", ".json") else fmt
+    with tempfile.TemporaryDirectory() as scratch:
+        staged = Path(scratch) / shown
+        staged.write_bytes(data)
+        try:
+            pairs = read_pairs(staged, chosen, split)
+            if not pairs:
+                raise InputError(f"{staged}: no labelled pairs to attack")
+            for pair in pairs:
+                for text, limit, what in ((pair.hypothesis, max_chars, "hypothesis"),
+                                          (pair.premise, 4 * max_chars, "premise")):
+                    if len(text) > limit:
+                        raise InputError(f"{staged}:{pair.line}: the {what} is {len(text)} characters long; the "
+                                         f"limit is {limit}")
+            concrete = detect_format(staged, chosen)
+        except InputError as exc:
+            raise InputError(str(exc).replace(str(staged), shown).replace(scratch, "")) from None
+    target = folder / f"{Path(shown).stem}-{hashlib.sha256(data).hexdigest()[:12]}{suffix}"
+    folder.mkdir(parents=True, exist_ok=True)
+    if not target.is_file():
+        target.write_bytes(data)
+    return target, concrete if concrete in FORMATS else chosen, len(pairs)

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from engine.core.vocab import LABELS, AttackStatus
-from engine.reports.tables import record_table
+from engine.reports.tables import record_table, spreadsheet_safe
 from engine.store.records import NATLOG_SYSTEM, Run, StoredAttack, system_name
 from engine.store.store import RunStore
 
@@ -275,7 +275,7 @@ def write_csv(rows: Sequence[DataclassInstance], path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(asdict(rows[0])))
         writer.writeheader()
-        writer.writerows(asdict(row) for row in rows)
+        writer.writerows({k: spreadsheet_safe(v) for k, v in asdict(row).items()} for row in rows)
 
 
 @dataclass(frozen=True)

@@ -42,3 +42,29 @@ def record_table(rows: Sequence[object], columns: Sequence[str] | None = None) -
             raise TypeError("record_table needs dataclass rows or explicit columns")
         columns = [f.name for f in fields(first)]
     return format_table(list(columns), [[getattr(row, c) for c in columns] for row in rows])
+
+
+#: What a spreadsheet reads as the start of a formula (``=HYPERLINK(...)``, ``+cmd``, ``-2+3``,
+#: ``@SUM``) or of a hidden one (a tab or carriage return before it).
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A CSV cell that a spreadsheet opens as text: a string starting like a formula gets a leading
+    apostrophe (OWASP's advice; Excel, LibreOffice and Google Sheets show the text without it).
+    Numbers stay numbers, so a negative number is not touched; JSON Lines exports stay exact."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def csv_text(frame: object) -> str:
+    """A pandas frame as CSV with every text cell and label :func:`spreadsheet_safe` (what the app's
+    download buttons give)."""
+    import pandas as pd
+
+    assert isinstance(frame, pd.DataFrame)
+    safe = frame.map(spreadsheet_safe)
+    safe.index = safe.index.map(spreadsheet_safe)
+    safe.columns = safe.columns.map(spreadsheet_safe)
+    return str(safe.to_csv())

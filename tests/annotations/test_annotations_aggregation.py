@@ -326,3 +326,32 @@ def test_per_operator_rows_with_their_judged_shares(three_readings) -> None:
     bare = {row.value: row for row in load_engine_report(three_readings, "nl").operators}
     assert bare["negation"].asr_contribution == pytest.approx(2 / 5)
     assert (bare["negation"].judged, bare["negation"].valid_share, bare["negation"].natural_share) == (0, None, None)
+
+
+def test_open_items_say_which_can_never_finish_and_what_to_do(tmp_settings: Settings) -> None:
+    """k = 2, two annotators: an item with a 1-1 split is a tie nobody can break (both voted); an
+    item one annotator skipped and the other judged misses a vote nobody can give; an untouched
+    item is waiting. The stuck ones come first, with the pair's text and advice. (Votes and skips
+    are written as the queue writes them; what the queue serves is tested in test_annotations_assignment.)"""
+    from annotations.aggregation import open_items
+
+    settings = tmp_settings.with_overrides(annotations_k=2, annotations_gold_percent=0)
+    with Store.open(settings=settings) as store:
+        run = start(store)
+        for index in range(3):
+            store.record_attack(run, make_record(index))
+        auth.add_annotator(store, "ann")
+        auth.add_annotator(store, "bob")
+        ann, bob = (a.id for a in auth.annotators(store))
+        tie, skipped, untouched = (row["id"] for row in store.db.query(
+            "SELECT id FROM items WHERE kind = 'attack' ORDER BY id"))
+        for item, person, label in ((tie, ann, E), (tie, bob, C), (skipped, ann, C)):
+            store.db.table("judgments").insert({"item_id": item, "annotator_id": person, "label": label,
+                                                "fluency": "ok", "not_fluent": 0, "seconds": 1.0, "source": "app",
+                                                "created_at": store.now()})
+        store.db.table("skips").insert({"item_id": skipped, "annotator_id": bob, "created_at": store.now()})
+        found = open_items(store)
+    assert [(o.item_id, o.state, o.votes, o.missing, o.can_vote, o.stuck) for o in found] == [
+        (tie, "tie", 2, 1, 0, True), (skipped, "pending", 1, 1, 0, True), (untouched, "pending", 0, 2, 2, False)]
+    assert "adjudicate" in found[0].advice and "lower k" in found[1].advice and "waiting" in found[2].advice
+    assert found[0].premise.startswith("A man is playing guitar") and "not playing" in found[0].hypothesis

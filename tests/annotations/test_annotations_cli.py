@@ -43,7 +43,9 @@ def test_add_annotator_prints_a_working_token_once(capsys, db: Path) -> None:
     with Store.open(db) as store:
         assert auth.authenticate(store, "alice", token).role == "admin"
     code, _, err = run_cli(capsys, "add-annotator", "alice", "--db", str(db))
-    assert code == 2 and err == "error: an annotator named 'alice' already exists\n"
+    assert code == 2 and err == "error: an annotator named 'alice' already exists (names ignore case)\n"
+    code, _, err = run_cli(capsys, "add-annotator", "ALICE", "--db", str(db))  # one person to every reader
+    assert code == 2 and err == "error: an annotator named 'alice' already exists (names ignore case)\n"
     code, out, _ = run_cli(capsys, "annotators", "--db", str(db))
     assert "alice" in out and token not in out
     assert run_cli(capsys, "revoke", "alice", "--db", str(db))[0] == 0
@@ -248,3 +250,25 @@ def test_report_carries_the_natural_reading_into_its_text_csv_and_latex(capsys, 
     (operator,) = list(csv.DictReader(runs.with_name("runs-operator.csv").open(encoding="utf-8")))
     assert (operator["value"], float(operator["valid_share"]), float(operator["natural_share"])) == (
         "negation", 1.0, 0.5)
+
+
+def test_csv_export_opens_as_text_in_a_spreadsheet(capsys, tmp_path: Path) -> None:
+    """Cells that start like a formula (=, +, -, @) are prefixed with an apostrophe in CSV; pandas
+    reads them as text and numbers stay numbers; the JSON Lines export keeps the text exact."""
+    import pandas as pd
+
+    formula = '=HYPERLINK("http://evil.example","click")'
+    path = tmp_path / "formula.sqlite"
+    with Store.open(path) as store:
+        run_id = start(store, "+cmd|' /C calc'!A0")
+        store.record_attack(run_id, make_record(0, premise="@SUM(1+1)", adversarial_hypothesis=formula))
+    target = tmp_path / "out.csv"
+    assert run_cli(capsys, "export", "--db", str(path), "--format", "csv", "-o", str(target))[0] == 0
+    table = pd.read_csv(target)
+    assert table.loc[0, "adversarial_hypothesis"] == "'" + formula
+    assert table.loc[0, "premise"] == "'@SUM(1+1)" and table.loc[0, "run"] == "'+cmd|' /C calc'!A0"
+    cells = [c for row in csv.reader(io.StringIO(target.read_text())) for c in row]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert table.loc[0, "queries"] == 7  # a number, not text
+    code, out, _ = run_cli(capsys, "export", "--db", str(path), "--format", "jsonl")
+    assert json.loads(out.splitlines()[0])["adversarial_hypothesis"] == formula

@@ -21,7 +21,8 @@ def parse_table(at: AppTest):
 
 
 def markdown_text(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
+    """The page's markdown and the HTML it shows with st.html (the widgets' HTML: no markdown reads it)."""
+    return "\n".join([*(m.value for m in at.markdown), *(h.proto.body for h in at.get("html"))])
 
 
 def test_inspector_marks_polarity_and_projection() -> None:

@@ -89,7 +89,7 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         expect(page.get_by_text("How the hypothesis reads: OK")).to_be_visible(timeout=30_000)  # the next pair
         # A reload keeps the sign-in (a signed session cookie; nothing secret in the URL); undo works.
         assert "session=" not in page.url and token not in page.url
-        assert any(c["name"] == "natlog_session" for c in page.context.cookies())
+        assert any(c["name"] == "natlog_session" and c["httpOnly"] for c in page.context.cookies())
         page.reload(wait_until="networkidle")
         page.get_by_text("1 judged · 1 left").wait_for(timeout=60_000)
         assert page.get_by_label("Access token").count() == 0

@@ -4,6 +4,7 @@ and probability charts whose legend stays clear of the axis."""
 from __future__ import annotations
 
 import dataclasses
+import re
 
 from app.widgets import derivation_lines, edit_place, probability_figure
 from engine.edits.candidates import generate_candidates
@@ -37,17 +38,27 @@ def test_probability_legend_sits_above_the_bars() -> None:
 
 
 def test_data_text_in_html_stays_text() -> None:
-    """Text the widgets put inside HTML that markdown renders: no tag, link, autolink, e-mail link,
-    emphasis or math survives, and a reader sees the same characters."""
-    from app.text import html_escape
-
-    text = 'A *bold* <b>man</b> at www.example.org, http://x.org or bob@example.org pays $5 & "quotes" _x_'
-    shown = html_escape(text)
-    assert "<" not in shown and ">" not in shown and "*" not in shown and "_" not in shown and "$" not in shown
-    assert "www\u2060.example" in shown and "http:\u2060//" in shown and "bob\u2060@" in shown
+    """Text the widgets put inside the HTML pages show with st.html: no tag survives, and a reader
+    sees exactly the same characters (nothing invisible added)."""
     import html
 
-    assert html.unescape(shown).replace("\u2060", "") == text
+    from app.text import exact_html
+
+    text = 'A *bold* <b>man</b> at www.example.org, :red[x] :material/warning: bob@example.org pays $5 & "q" _x_'
+    shown = exact_html(text)
+    assert "<" not in shown and ">" not in shown and '"' not in shown
+    assert html.unescape(shown) == text
+
+
+def test_markdown_escape_stops_streamlit_directives() -> None:
+    """Inside markdown, Streamlit's colour, icon and emoji directives are stopped by a word joiner
+    after the colon (and nothing else changes what a reader sees)."""
+    from app.text import md_escape
+
+    shown = md_escape("a :red[dog] :material/warning: :smile: at 10:30")
+    assert ":red" not in shown and ":material" not in shown and ":smile" not in shown
+    unescaped = re.sub(r"\\(.)", r"\1", shown).replace("\u2060", "")
+    assert unescaped == "a :red[dog] :material/warning: :smile: at 10:30"
 
 
 def test_candidate_html_keeps_the_spacing_of_h_star(settings) -> None:
@@ -68,3 +79,25 @@ def test_candidate_html_keeps_the_spacing_of_h_star(settings) -> None:
         if candidate.edit_kind != "deletion":
             assert shown == candidate.text, (shown, candidate.text)
         assert " ." not in shown and " ," not in shown, shown
+
+
+def test_every_chart_text_plotly_reads_as_html_is_escaped_once() -> None:
+    """show_chart's plotly_safe: category values, legend names, titles, facet labels and the data
+    values px writes into hover templates show as text; our own line breaks stay markup."""
+    import pandas as pd
+    import plotly.express as px
+
+    from app.text import plotly_safe
+
+    hostile = '<b>x</b> & <a href="http://evil.example">y</a>'
+    frame = pd.DataFrame({"run": [hostile, "plain"], "rate": [0.1, 0.2], "system": [hostile, "ok"],
+                          "metric": [hostile, "asr"]})
+    figure = plotly_safe(px.bar(frame, x="run", y="rate", color="system", facet_row="metric", title=hostile))
+    shown = figure.to_plotly_json()
+    texts = [str(v) for trace in shown["data"] for k, v in trace.items() if k in ("x", "name", "hovertemplate")]
+    texts += [a["text"] for a in shown["layout"].get("annotations", [])] + [shown["layout"]["title"]["text"]]
+    assert texts and not [t for t in texts if "<b>" in t or "<a " in t], texts
+    assert any("&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href" in t for t in texts)
+    assert all(trace["hovertemplate"].count("<br>") >= 2 for trace in shown["data"])  # px's own markup kept
+    bars = plotly_safe(probability_figure([(hostile, Prediction("P", hostile, (0.7, 0.2, 0.1)))], hostile))
+    assert list(bars.data[0].y) == ["&lt;b&gt;x&lt;/b&gt; &amp; &lt;a href=\"http://evil.example\"&gt;y&lt;/a&gt;"]

@@ -251,9 +251,17 @@ def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, setti
                           dataclasses.replace(tools, generate=first_six),
                           small(settings, query_budget=budget, top_k=3, max_backtracks=0))  # the greedy search
     rounds = []
+    heard: list[list[tuple[str, float]]] = []
     while not search.done:
-        rounds.append(search.step())
+        heard.append([])
+        rounds.append(search.step(progress=lambda what, fraction: heard[-1].append((what, fraction))))
     result = search.result()
+    # The stepper's bar within a round: parse, generate and rank, then one step per candidate asked.
+    for said, done in zip(heard, rounds):
+        assert said[0][0].startswith("parsing") and any(w.startswith("generating") for w, _ in said)
+        asks = [w for w, _ in said if w.startswith("asking the victim")]
+        assert len(asks) >= len(done.queried) and [f for _, f in said] == sorted(f for _, f in said)
+        assert all(0.0 <= f <= 1.0 for _, f in said)
     # The victim always says "contradiction", the target label of C2C: the attack can only fail.
     assert result.status == "failed" and result.reason in ("budget", "no-candidates")
     assert result.queries <= budget
