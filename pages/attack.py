@@ -258,7 +258,7 @@ metrics[0].metric("Queries", f"{search.counter.queries} / {settings.query_budget
 metrics[1].metric("Cache hits", search.counter.cache_hits)
 metrics[2].metric("Rounds", len(search.rounds))
 result = search.result()
-metrics[3].metric("Status", result.status if search.done else "paused between rounds",
+metrics[3].metric("Status", result.status if search.done else "paused",
                   help="between rounds the attack waits for Next round or Run to the end")
 
 for rnd in search.rounds:

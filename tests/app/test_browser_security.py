@@ -170,6 +170,13 @@ def test_hostile_data_text_stays_text_and_nothing_in_the_page_names_an_item(tmp_
         assert "person" not in pieces and "the alley" not in pieces
         admin.screenshot(path=str(ARTIFACTS / "hostile-results.png"), full_page=True)
 
+        admin.goto(f"{url}/admin", wait_until="networkidle")  # the open items' table holds the pair text
+        admin.get_by_role("tab", name="Progress").click()
+        admin.get_by_text("Items still waiting for votes").wait_for(timeout=60_000)
+        wait_idle(admin)
+        main = admin.get_by_test_id("stMain")
+        assert main.locator("a[href*='evil']").count() == 0 and not introduced_elements(main)
+
         admin.goto(f"{url}/candidates", wait_until="networkidle")
         admin.get_by_label("Hypothesis H").fill("A man :red[is] playing a <b>guitar</b> at :material/warning: :smile:")
         admin.get_by_role("button", name="Generate candidates").click()
@@ -180,3 +187,61 @@ def test_hostile_data_text_stays_text_and_nothing_in_the_page_names_an_item(tmp_
         text = main.inner_text().replace("\u2060", "")
         assert ":red[is]" in text and ":material/warning:" in text and ":smile:" in text, text[-800:]
         assert "<b>guitar</b>" in text or "<b>" in text
+
+
+def test_hostile_hypothesis_stays_text_in_the_stepper_chart_and_the_confidence_page(
+        tmp_path, victim, tools) -> None:  # noqa: ANN001 - pytest fixtures
+    """A data file whose hypothesis holds HTML, a colour and an icon directive: after a round in the
+    stepper, the candidates' chart (plotly) and table show it as text; the Confidence page of a run
+    on the same file introduces no element, link or icon either."""
+    from annotations import Store, auth
+    from engine.core.settings import get_settings
+    from engine.natlog.setups import get_setup
+    from engine.runs.runner import run_attacks
+
+    hypothesis = "A <b>man</b> is playing :red[music] near a <a href='http://evil.example'>shop</a>"
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    data = shared / "hostile.tsv"
+    data.write_text(f"1\tA woman is sleeping in a bed.\t{hypothesis}\tCONTRADICTION\n", encoding="utf-8")
+    db = tmp_path / "hostile.sqlite"
+    settings = get_settings().with_overrides(db_path=db, query_budget=8, top_k=6)
+    with Store.open(db, settings) as store:
+        run_attacks(store, "hostile-run", data, "tsv", get_setup("C2C"), "offline", victim, tools, settings,
+                    progress=False)
+        token = auth.add_annotator(store, "root", "admin")
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_SHARED_DATA_DIR": str(shared), "NATLOG_VICTIM": str(victim.name),
+           "NATLOG_QUERY_BUDGET": "8", "NATLOG_TOP_K": "6"}
+    with streamlit_server(env=env) as url, chromium_browser() as browser:
+        page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        page.goto(f"{url}/confidence", wait_until="networkidle")
+        sign_in_page(page, "root", token)
+        page.locator(".js-plotly-plot").first.wait_for(timeout=90_000)
+        wait_idle(page)
+        main = page.get_by_test_id("stMain")
+        assert main.locator("a[href*='evil']").count() == 0 and not introduced_elements(main)
+        page.goto(f"{url}/attack", wait_until="networkidle")
+        box = page.get_by_role("textbox", name="Data file")
+        box.wait_for(timeout=60_000)
+        box.fill(str(data))
+        box.press("Enter")
+        page.get_by_role("button", name="Start attack").wait_for(timeout=60_000)
+        wait_idle(page)
+        page.get_by_role("button", name="Start attack").click()
+        page.get_by_role("button", name="Next round").wait_for(timeout=90_000)
+        wait_idle(page)
+        page.get_by_role("button", name="Next round").click()
+        page.get_by_text("Victim on the candidates").first.wait_for(state="attached", timeout=120_000)
+        wait_idle(page)
+        page.screenshot(path=str(ARTIFACTS / "hostile-stepper.png"), full_page=True)
+        main = page.get_by_test_id("stMain")
+        svg = main.locator(".js-plotly-plot svg")
+        assert svg.locator("a").count() == 0
+        drawn = " ".join(main.locator(".js-plotly-plot").evaluate_all("els => els.map(e => e.textContent)"))
+        assert "<b>" in drawn, drawn[:500]  # the candidates' texts on the chart's axis, as text
+        pieces = svg.locator("tspan").evaluate_all("els => els.map(e => e.textContent.trim())")
+        assert "man" not in pieces and "shop" not in pieces
+        assert main.locator("a[href*='evil']").count() == 0 and not introduced_elements(main)
+        # No element of its own for a piece the markup or directive would have split off.
+        alone = main.locator("*").evaluate_all("els => els.map(e => e.textContent.trim())")
+        assert not [t for t in alone if t in ("man", "music", "shop")], [t for t in alone if t in ("man", "music", "shop")]
