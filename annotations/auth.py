@@ -161,7 +161,11 @@ HANDOFF_TTL_S = 60
 
 
 def _app_key(store: Store) -> bytes:
-    """The store's secret for signing sessions, made on first use (kept in the store file)."""
+    """The store's secret for signing sessions, made on first use (kept in the store file). Read
+    without a write transaction once it exists: every call of a resumed session checks a signature."""
+    found = next(store.db.query("SELECT value FROM app_keys WHERE name = 'session'"), None)
+    if found is not None:
+        return str(found["value"]).encode()
     with store.transaction() as db:
         row = next(db.query("SELECT value FROM app_keys WHERE name = 'session'"), None)
         if row is None:
