@@ -49,6 +49,12 @@ def _signed_out(page) -> None:  # noqa: ANN001 - a Playwright page
     assert page.get_by_text("Signed in as").count() == 0
 
 
+def _session_ended(page) -> None:  # noqa: ANN001 - a Playwright page
+    """The page says the session ended, and shows the sign-in form again."""
+    page.get_by_text("your sign-in has expired or was revoked").wait_for(timeout=30_000)
+    _signed_out(page)
+
+
 def test_links_leave_no_secret_in_history_and_sessions_end_everywhere(tmp_path) -> None:
     """Link -> signed in -> no history entry holds the secret -> Sign out -> Back and reload stay
     signed out; an open session in a second browser ends at its next key press when the token is
@@ -99,11 +105,9 @@ def test_links_leave_no_secret_in_history_and_sessions_end_everywhere(tmp_path) 
             auth.reissue_token(store, "alice")
             auth.reissue_token(store, "root")
         other.locator("body").press("3")
-        other.get_by_text("your sign-in has expired or was revoked").wait_for(timeout=30_000)
-        _signed_out(other)
+        _session_ended(other)
         admin.get_by_role("tab", name="Progress").click()
-        admin.get_by_text("your sign-in has expired or was revoked").wait_for(timeout=30_000)
-        _signed_out(admin)
+        _session_ended(admin)
 
         # Revoke ends an open session as well; and on another admin page (Results) a re-issue does.
         with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
@@ -118,8 +122,7 @@ def test_links_leave_no_secret_in_history_and_sessions_end_everywhere(tmp_path) 
             auth.revoke(store, "alice")
             auth.reissue_token(store, "root")
         other.locator("body").press("1")
-        other.get_by_text("your sign-in has expired or was revoked").wait_for(timeout=30_000)
-        _signed_out(other)
+        _session_ended(other)
         admin.reload(wait_until="networkidle")  # its cookie is the old session's: refused, and dropped
         _signed_out(admin)
     with sqlite3.connect(db) as connection:
