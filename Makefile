@@ -78,7 +78,7 @@ PEERS_VENV := .venv-peers
 PEERS_PY := $(PEERS_VENV)/bin/python
 PEERS_STAMP := $(PEERS_VENV)/.installed-$(shell cat requirements.txt constraints.txt pyproject.toml requirements-peers.txt | md5sum | cut -c1-12)
 PEERS_ARGS ?= --data ../shared/data/snli_test.tsv --format tsv --split TEST --limit 40 --seed 0 \
-	--setups E2E,C2C,N2N --out bench/peers_result.md
+	--setups E2E,C2C,N2N --out results/peers/peers_result.md
 
 peers: $(PEERS_STAMP)
 

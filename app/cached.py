@@ -6,17 +6,7 @@ import sys
 
 import streamlit as st
 
-from engine.api import get_settings
-from engine.attack.recipe import AttackRecipe, load_recipe
-from engine.attack.search import AttackTools, with_alt_lm
-from engine.core.settings import Settings
-from engine.edits.records import FillIn
-from engine.lexicon.senses import SenseChooser, build_sense_chooser
-from engine.parse import Parser, load_parser
-from engine.ranking.fill_in import build_fill_in
-from engine.ranking.scoring import Scorer, build_scorer
-from engine.validity.estimate import ValidityGate
-from engine.victim.model import Victim, load_victim
+from engine.api import Attack, AttackRecipe, Parser, Resources, Settings, Victim, build, get_settings, load_parser, load_recipe, load_victim
 
 
 @st.cache_resource(show_spinner=False)
@@ -46,50 +36,19 @@ def parser(name: str) -> Parser:
     return load_parser(name, settings().spacy_model, settings().nltk_data)
 
 
-@st.cache_resource(show_spinner="Loading the fluency scorer…")
-def scorer() -> Scorer:
-    return build_scorer(settings())
-
-
-@st.cache_resource(show_spinner="Preparing the AltLM operator…")
-def fill_in() -> FillIn | None:
-    return build_fill_in(with_alt_lm(settings(), True), scorer())
-
-
-@st.cache_resource(show_spinner="Loading the sentence encoder for word senses…")
-def sense_chooser() -> SenseChooser:
-    return build_sense_chooser(settings())
-
-
 @st.cache_resource(show_spinner=False)
 def recipe(name: str) -> AttackRecipe:
     """A named attack recipe, under the configured settings."""
     return load_recipe(name, settings())
 
 
-@st.cache_resource(show_spinner="Loading the fluency scorer…")
-def scorer_for(name: str) -> Scorer:
-    """The ranking scorer ``name`` (the configured one is :func:`scorer`)."""
-    return scorer() if name == settings().scorer else build_scorer(settings().with_overrides(scorer=name))
-
-
-@st.cache_resource(show_spinner="Loading the word-sense chooser…")
-def sense_chooser_for(wsd: str) -> SenseChooser:
-    """The word-sense strategy ``wsd`` (the configured one is :func:`sense_chooser`)."""
-    return sense_chooser() if wsd == settings().wsd else build_sense_chooser(settings().with_overrides(wsd=wsd))
-
-
 @st.cache_resource(show_spinner="Loading the victim model…")
 def victim(name: str, label_map: str = "") -> Victim:
-    return load_victim(name, label_map or None, settings())
+    return load_victim(name, label_map or None, settings=settings())
 
 
 @st.cache_resource(show_spinner="Loading the language models (fluency ranking, AltLM, validity estimate)…")
-def attack_tools(alt_lm: bool | None = None, recipe_name: str = "default") -> AttackTools:
-    """The tools of an attack under the named recipe (its scorer, word senses and validity gate)."""
-    return AttackTools.build(recipe(recipe_name).apply(settings()), alt_lm=alt_lm)
-
-
-def validity_gate() -> ValidityGate | None:
-    """The validity gate the attack uses (None when ``validity_estimate`` is ``none``)."""
-    return attack_tools().gate
+def attack(recipe_name: str = "default", alt_lm: bool | None = None) -> Attack:
+    """The attack the named recipe describes (AltLM as the user's switch has it), built once per
+    server process: its scorer, word senses, validity gate, operators and constraint chain."""
+    return build(recipe(recipe_name).with_alt_lm(alt_lm), Resources.of(settings()))

@@ -14,7 +14,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from engine.reports.confidence import ConfidencePoint, GroupRow, PathStep
+from engine.api import ConfidencePoint, GroupRow, PathStep
 
 
 def points_frame(points: Sequence[ConfidencePoint]) -> pd.DataFrame:

@@ -9,9 +9,7 @@ import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
 
-from engine.core.vocab import LABELS
-from engine.probes.runner import ProbeSummary
-from engine.store.probe_runs import ProbeResult
+from engine.api import LABELS, ProbeResult, ProbeSummary
 
 
 def overview_frame(summaries: Sequence[ProbeSummary]) -> pd.DataFrame:

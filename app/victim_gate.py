@@ -8,9 +8,7 @@ import streamlit as st
 from app import cached
 from app.auth import open_store
 from app.text import md_escape
-from engine.core.errors import InputError
-from engine.runs.worker import TRAIN_JOB, offline_victim_ready, queue_offline_victim, spawn_worker
-from engine.store import jobs
+from engine.api import TRAIN_JOB, InputError, jobs, offline_victim_ready, queue_offline_victim, spawn_worker
 
 
 def victim_ready(victim_name: str) -> bool:

@@ -10,16 +10,20 @@ import plotly.graph_objects as go
 from spacy import displacy
 
 from app.text import exact_html, md_escape
-from engine.api import get_settings
-from engine.core.vocab import LABELS
-from engine.edits.candidates import Candidate
-from engine.lexicon import relatives as lexicon
-from engine.natlog.polarity import PolarizedSentence
-from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation
-from engine.natlog.triggers import ScopedTrigger
-from engine.parse import ParsedSentence
-from engine.validity.estimate import ValidityEstimate
-from engine.victim.model import Prediction
+from engine.api import (
+    LABELS,
+    RELATION_ORDER,
+    WORD_RELATIONS,
+    Candidate,
+    ParsedSentence,
+    PolarizedSentence,
+    Prediction,
+    Relation,
+    ScopedTrigger,
+    ValidityEstimate,
+    get_settings,
+    wordnet,
+)
 
 __all__ = ["md_escape"]  # re-exported: pages import it from here
 
@@ -193,7 +197,7 @@ def validity_line(estimate: ValidityEstimate) -> str:
 def sense_gloss(synset_name: str) -> str | None:
     """WordNet's gloss of a synset name such as ``runner.n.02`` (None when it is no synset)."""
     try:
-        return str(lexicon.wordnet(get_settings()).synset(synset_name).definition())
+        return str(wordnet(get_settings()).synset(synset_name).definition())
     except Exception:  # noqa: BLE001 - a name that is not a synset (an AltLM mark) has no gloss
         return None
 

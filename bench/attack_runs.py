@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.api import get_settings
-from engine.attack.search import AttackTools
+from engine.attack.build import Resources, build
+from engine.attack.recipe import load_recipe
 from engine.core.vocab import AttackStatus
 from engine.natlog.setups import SETUPS, get_setup
 from engine.reports.metrics import run_metrics
 from engine.reports.tables import record_table
-from engine.runs.runner import run_attacks
+from engine.runs.runner import RunSpec, run_attacks
 from engine.store.store import RunStore
 from engine.victim.model import load_victim
 
@@ -57,15 +58,15 @@ def main() -> None:
     settings = get_settings()
     began = time.monotonic()
     victim = load_victim(args.victim, settings=settings)
-    tools = AttackTools.build(settings, alt_lm=False if args.no_alt_lm else None)
+    attack = build(load_recipe("default", settings).with_alt_lm(False if args.no_alt_lm else None),
+                   Resources.of(settings))
     print(f"models loaded in {time.monotonic() - began:.1f} s", flush=True)
     with RunStore.open(args.db) as store:
         for name in args.setups.split(","):
             setup = get_setup(name)
-            report = run_attacks(
-                store, f"bench-{setup.name}-{args.split or 'all'}-n{args.limit}", args.data, args.format, setup,
-                args.victim, victim, tools, settings, limit=args.limit, seed=args.seed, split=args.split,
-            )
+            spec = RunSpec(f"bench-{setup.name}-{args.split or 'all'}-n{args.limit}", args.data, args.format, setup,
+                           args.victim, limit=args.limit, seed=args.seed, split=args.split)
+            report = run_attacks(store, spec, attack, victim)
             print(f"{setup.name}: {report.selected} pairs ({report.resumed} resumed), {report.attacked} attacked, "
                   f"{report.successful} successful, {report.skipped} skipped in {report.seconds:.1f} s", flush=True)
         print(record_table(run_metrics(store)))
@@ -74,7 +75,7 @@ def main() -> None:
         for run in store.runs():
             won = [a.record for a in store.attacks(run.id, with_trace=False) if a.record.status == AttackStatus.SUCCESS]
             if won:
-                before = tools.ppl_scorer.score([r.hypothesis for r in won])
+                before = attack.ranker.perplexity.score([r.hypothesis for r in won])
                 after = [r.perplexity for r in won if r.perplexity is not None]
                 rows.append(PerplexityRow(run.name, len(won), spread(before), spread(after)))
         print(record_table(rows))

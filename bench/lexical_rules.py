@@ -6,7 +6,7 @@ judged: a mechanism's effect measured on every labelled single-edit H* at once, 
     python bench/lexical_rules.py compare /tmp/old.json /tmp/new.json
 
 ``generated`` re-generates, for every labelled (pass 1) single-edit H* of a WordNet operator in the
-kept runs and sampled candidates (``bench/validity/v3*.jsonl``, ``v4*.jsonl``, ``candidates/``), the
+kept runs and sampled candidates (``results/validity/v3*.jsonl``, ``v4*.jsonl``, ``candidates/``), the
 first-round candidates of its pair and setup (operators only: no constraint, no victim), and writes
 which of those H* are still among them. ``compare`` prints, for the H* one checkout generates and the
 other does not, their count, valid share (target label, not broken) and natural share (target label,
@@ -25,6 +25,7 @@ from typing import Any
 from tqdm import tqdm
 
 HERE = Path(__file__).resolve().parent
+RESULTS = HERE.parent / "results" / "validity"
 sys.path.insert(0, str(HERE))
 
 import validity as V  # noqa: E402  (bench/validity.py)
@@ -33,9 +34,9 @@ WORDNET_OPERATORS = ("PerturbHypo", "PerturbHyper", "PerturbSyno", "PerturbCoHyp
 
 
 def labelled_items() -> list[dict[str, Any]]:
-    labels = V.read_labels(HERE / "validity" / "labels.jsonl")
-    files = sorted((HERE / "validity").glob("v3*.jsonl")) + sorted((HERE / "validity").glob("v4*.jsonl"))
-    files += sorted((HERE / "validity" / "candidates").glob("*.jsonl"))
+    labels = V.read_labels(RESULTS / "labels.jsonl")
+    files = sorted(RESULTS.glob("v3*.jsonl")) + sorted(RESULTS.glob("v4*.jsonl"))
+    files += sorted((RESULTS / "candidates").glob("*.jsonl"))
     rows: dict[str, dict[str, Any]] = {}
     for path in files:
         for row in V.read_jsonl(path):
@@ -91,7 +92,7 @@ def _shares(keys: list[str], items: dict[str, dict[str, Any]], labels: dict[str,
 def compare(args: argparse.Namespace) -> None:
     old, new = json.loads(args.old.read_text()), json.loads(args.new.read_text())
     items = {i["key"]: i for i in labelled_items()}
-    passes = [V.read_labels(HERE / "validity" / name) for name in ("labels.jsonl", "labels_pass2.jsonl")]
+    passes = [V.read_labels(RESULTS / name) for name in ("labels.jsonl", "labels_pass2.jsonl")]
     groups = {"removed (old only)": [k for k in old if old[k] and not new.get(k)],
               "added back (new only)": [k for k in old if not old[k] and new.get(k)],
               "kept (both)": [k for k in old if old[k] and new.get(k)]}

@@ -3,9 +3,9 @@
     make peers                                  # builds .venv-peers (TextAttack 0.3.11, kept out of .venv)
     .venv-peers/bin/python bench/peers.py --data ../shared/data/snli_test.tsv --split TEST --limit 40 \\
         --seed 0 --setups E2E,C2C,N2N [--recipes pwws,deepwordbug] [--skip-natlog] [--all-operators] \\
-        [--out bench/peers_result.md]
+        [--out results/peers/peers_result.md]
     .venv-peers/bin/python bench/peers.py --data ../shared/data/snli_test.tsv \\
-        --validity-run bench/validity/v25_every_operator_quant.jsonl --validity-out bench/validity/v25_peers.jsonl
+        --validity-run results/validity/v25_every_operator_quant.jsonl --validity-out results/validity/v25_peers.jsonl
     .venv-peers/bin/python bench/peers.py --natlog-run RUN [--db var/natlog.sqlite] [--recipes pwws,deepwordbug]
 
 With ``--natlog-run``, the recipes attack exactly the pairs a stored NatLog run attacked, on its
@@ -84,6 +84,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.api import get_settings  # noqa: E402
+from engine.attack.build import Attack, Resources, build  # noqa: E402
+from engine.attack.recipe import load_recipe  # noqa: E402
 from engine.attack.search import source_cut  # noqa: E402
 from engine.core.errors import InputError  # noqa: E402
 from engine.core.resources import ResourceError, use_nltk_data  # noqa: E402
@@ -153,21 +155,21 @@ def parse_recipes(text: str) -> list[str]:
 
 
 def natlog_attacked(chosen: Sequence[tuple[int, NLIPair]], victim: Victim,
-                    settings: Settings) -> list[tuple[int, NLIPair]]:
+                    attack: Attack) -> list[tuple[int, NLIPair]]:
     """The pairs of ``chosen`` that a NatLog run attacks (not ``skipped``), by the rule of
     ``AttackSearch``: the victim's label on (P, H) is the gold label, and H passes the source check."""
-    cleaned = [(validate_premise(p.premise, settings.max_chars), validate_text(p.hypothesis, settings.max_chars))
-               for _, p in chosen]
+    limit = attack.search.max_chars
+    cleaned = [(validate_premise(p.premise, limit), validate_text(p.hypothesis, limit)) for _, p in chosen]
     predictions = victim.predict(cleaned)
     kept = []
     for (index, pair), prediction in zip(chosen, predictions):
         if prediction.label != pair.label:
             continue
         try:
-            parsed = parse(pair.hypothesis, settings=settings)
+            parsed = parse(pair.hypothesis, settings=attack.settings)
         except InputError:
             parsed = None  # NatLog attacks it and reports it unparsable in the first round
-        if source_cut(parsed, settings) is None:
+        if source_cut(parsed, attack.search) is None:
             kept.append((index, pair))
     return kept
 
@@ -343,22 +345,19 @@ def table_rows(outcomes: Sequence[Outcome], methods: Sequence[str]) -> list[list
     return rows
 
 
-def run_natlog(setups: Sequence[Setup], args: argparse.Namespace, victim: Victim, settings: Settings,
-               expected: dict[str, list[tuple[int, NLIPair]]]) -> tuple[list[Outcome], float]:
-    from engine.attack.search import AttackTools
+def run_natlog(setups: Sequence[Setup], args: argparse.Namespace, victim: Victim, attack: Attack,
+               expected: dict[str, list[tuple[int, NLIPair]]]) -> list[Outcome]:
     from engine.core.vocab import AttackStatus
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunSpec, run_attacks
     from engine.store.store import RunStore
 
-    began = time.monotonic()
-    tools = AttackTools.build(settings)
-    loaded = time.monotonic() - began
     args.db.unlink(missing_ok=True)
     outcomes = []
     with RunStore.open(args.db) as store:
         for setup in setups:
-            report = run_attacks(store, f"peers-natlog-{setup.name}", args.data, args.format, setup, "offline",
-                                 victim, tools, settings, limit=args.limit, seed=args.seed, split=args.split)
+            spec = RunSpec(f"peers-natlog-{setup.name}", args.data, args.format, setup, "offline", limit=args.limit,
+                           seed=args.seed, split=args.split)
+            report = run_attacks(store, spec, attack, victim)
             attacks = [a.record for a in store.attacks(report.run.id) if a.record.status != AttackStatus.SKIPPED]
             if sorted(r.pair_index for r in attacks) != [k for k, _ in expected[setup.name]]:
                 print(f"warning: {setup.name}: NatLog attacked other pairs than the peers' selection", file=sys.stderr)
@@ -368,7 +367,7 @@ def run_natlog(setups: Sequence[Setup], args: argparse.Namespace, victim: Victim
                     setup.name, "NatLog", r.pair_index, str(r.status), r.queries, r.queries,
                     float((r.trace or {}).get("seconds", 0.0)), r.hypothesis, r.adversarial_hypothesis))
             outcomes.append(outcome)
-    return outcomes, loaded
+    return outcomes
 
 
 def run_recipe(textattack: types.ModuleType, recipe: str, setup: Setup, pairs: Sequence[tuple[int, NLIPair]],
@@ -479,8 +478,8 @@ def record_peer_run(store: Any, natlog: Any, recipe: str, textattack_version: st
     from datetime import UTC, datetime, timedelta
 
     from engine.core.vocab import AttackStatus
-    from engine.natlog.verifier import self_check
     from engine.store.records import AttackRecord
+    from engine.verify.verifier import self_check
 
     setup = get_setup(natlog.setup)
     attacks = natlog_run_pairs(store, natlog)
@@ -625,20 +624,21 @@ def run(args: argparse.Namespace) -> int:
         raise PeerError(f"--limit must be at least 1, got {args.limit}")
     pairs = read_pairs(args.data, args.format, args.split)
     settings = get_settings()
-    if args.all_operators:
-        settings = settings.with_overrides(disabled_operators="none", insertion_cost=0, max_edits=0, source_check="off")
+    natlog_recipe = load_recipe("every-operator" if args.all_operators else "default", settings)
     textattack = import_textattack(settings)
     from engine.victim.model import load_victim
 
     began = time.monotonic()
     victim = load_victim(settings=settings)
     victim_seconds = time.monotonic() - began
-    expected = {s.name: natlog_attacked(select_pairs(pairs, s, args.limit, args.seed), victim, settings) for s in setups}
+    began = time.monotonic()
+    attack = build(natlog_recipe, Resources.of(settings))
+    tools_seconds = time.monotonic() - began
+    expected = {s.name: natlog_attacked(select_pairs(pairs, s, args.limit, args.seed), victim, attack) for s in setups}
     outcomes: list[Outcome] = []
     methods: list[str] = []
-    tools_seconds = None
     if not args.skip_natlog:
-        natlog, tools_seconds = run_natlog(setups, args, victim, settings, expected)
+        natlog = run_natlog(setups, args, victim, attack, expected)
         outcomes += natlog
         methods.append("NatLog")
     wrapper = PairModelWrapper(victim)
@@ -653,12 +653,11 @@ def run(args: argparse.Namespace) -> int:
     meta: dict[str, object] = {
         "data": f"{args.data} (format {args.format}, split {args.split or 'all'})",
         "sample": f"limit {args.limit} pairs per setup, seed {args.seed}; attacked = the victim is right"
-                  + (" and H is complete" if settings.source_check != "off" else ""),
+                  + (" and H is complete" if attack.search.source_check != "off" else ""),
         "victim": victim.name, "query budget": QUERY_BUDGET,
-        "NatLog settings": "every operator on, insertion_cost 0, max_edits 0, source_check off" if args.all_operators
-        else "defaults (get_settings())",
+        "NatLog recipe": f"{natlog_recipe.name} ({natlog_recipe.hash}): {natlog_recipe.description}",
         "textattack": getattr(textattack, "__version__", None) or _version("textattack"),
-        "loading": f"victim {victim_seconds:.1f} s" + (f", NatLog tools {tools_seconds:.1f} s" if tools_seconds else ""),
+        "loading": f"victim {victim_seconds:.1f} s, NatLog's attack {tools_seconds:.1f} s",
         "QN": "over successful attacks; QN = the method's own count (TextAttack's num_queries counts its cache hits), "
               "QN distinct = distinct (P, H*) pairs asked, as NatLog counts",
         "seconds": "sum of per-pair wall times over the attacked pairs; a shared 2-core CPU, so noisy",

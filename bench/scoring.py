@@ -28,10 +28,10 @@ from engine.api import get_settings
 from engine.core.errors import InputError
 from engine.core.resources import minilm_path
 from engine.edits.candidates import generate_candidates
+from engine.models.language import load_causal_lm, load_masked_lm, resolve_device
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import setups_for_label
 from engine.parse import parse
-from engine.ranking.models import load_causal_lm, load_masked_lm, resolve_device
 from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, Scorer
 
 
@@ -130,7 +130,7 @@ def main() -> None:
             label = args.masked_lm or "MiniLM-L6 encoder, untrained head"
             reference = None
             for dtype in dtypes:
-                mlm = load_masked_lm(name, settings.with_overrides(lm_dtype=dtype))
+                mlm = load_masked_lm(name, settings=settings.with_overrides(lm_dtype=dtype))
                 scores = measure(f"masked PPPL ({label}, {dtype})", MaskedLMScorer(mlm), texts)
                 if reference is not None:
                     compare(dtypes[0], reference, scores)

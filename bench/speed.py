@@ -25,11 +25,12 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from engine.api import get_settings  # noqa: E402
-from engine.attack.search import AttackTools  # noqa: E402
+from engine.attack.build import Resources, build  # noqa: E402
+from engine.attack.recipe import load_recipe  # noqa: E402
 from engine.core.vocab import AttackStatus  # noqa: E402
 from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
-from engine.runs.runner import run_attacks  # noqa: E402
+from engine.runs.runner import RunHooks, RunSpec, run_attacks  # noqa: E402
 from engine.store.store import RunStore  # noqa: E402
 from engine.victim.model import load_victim  # noqa: E402
 
@@ -51,11 +52,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     settings = get_settings()
-    if args.all_operators:
-        settings = settings.with_overrides(disabled_operators="none", insertion_cost=0, max_edits=0, source_check="off")
+    recipe = load_recipe("every-operator" if args.all_operators else "default", settings)
     began = time.monotonic()
     victim = load_victim(settings=settings)
-    tools = AttackTools.build(settings)
+    attack = build(recipe, Resources.of(settings))
     loaded = time.monotonic() - began
     args.db.unlink(missing_ok=True)
     rows, digest = [], hashlib.sha256()
@@ -63,12 +63,13 @@ def main(argv: list[str] | None = None) -> int:
     with RunStore.open(args.db) as store:
         for name in args.setups.split(","):
             setup = get_setup(name)
-            report = run_attacks(store, f"speed-{setup.name}", args.data, args.format, setup, "offline", victim,
-                                 tools, settings, limit=args.limit, seed=args.seed, split=args.split, progress=False)
+            spec = RunSpec(f"speed-{setup.name}", args.data, args.format, setup, "offline", limit=args.limit,
+                           seed=args.seed, split=args.split)
+            report = run_attacks(store, spec, attack, victim, hooks=RunHooks(progress=False))
             attacks = [a for a in store.attacks(report.run.id) if a.record.status != AttackStatus.SKIPPED]
             seconds = [float((a.record.trace or {}).get("seconds", 0.0)) for a in attacks]
             failed = [(s, a) for s, a in zip(seconds, attacks) if a.record.status == AttackStatus.FAILED]
-            spent = [(s, a) for s, a in failed if a.record.queries >= settings.query_budget - 1]
+            spent = [(s, a) for s, a in failed if a.record.queries >= recipe.search.query_budget - 1]
             rows.append([setup.name, len(attacks), report.successful, len(failed), round(report.seconds, 1),
                          mean(seconds), mean([s for s, _ in failed]), len(spent), mean([s for s, _ in spent]),
                          mean([float(a.record.queries) for a in attacks])])

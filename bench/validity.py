@@ -1,18 +1,18 @@
 """Validity of successful attacks, judged blind: are the H* the attack produces labelled as the
 setup says, and do they read as English?
 
-    python bench/validity.py generate --per-setup 60 --out bench/validity/after.jsonl
-    python bench/validity.py to-label bench/validity/before.jsonl bench/validity/after.jsonl \\
-        --labels bench/validity/labels.jsonl --out /tmp/to_label.jsonl      # blind: P and H* only
-    python bench/validity.py report bench/validity/after.jsonl --labels bench/validity/labels.jsonl
-    python bench/validity.py sample-candidates --per-setup 45 --per-pair 3 --out bench/validity/candidates/NAME.jsonl
+    python bench/validity.py generate --per-setup 60 --out results/validity/after.jsonl
+    python bench/validity.py to-label results/validity/before.jsonl results/validity/after.jsonl \\
+        --labels results/validity/labels.jsonl --out /tmp/to_label.jsonl      # blind: P and H* only
+    python bench/validity.py report results/validity/after.jsonl --labels results/validity/labels.jsonl
+    python bench/validity.py sample-candidates --per-setup 45 --per-pair 3 --out results/validity/candidates/NAME.jsonl
 
 ``generate`` attacks a seeded sample of pairs the offline victim never saw (ConjNLI dev, HELP and
 the SNLI-test TRAIN-half pairs outside the victim's training sample) with every setup and the
 default settings, and writes one line per attacked pair: its source and index there (the data
 stays in the shared folder), and for successful ones H*, its label key, operators and queries.
 ``to-label`` writes the (P, H*) pairs no label covers yet, shuffled, with nothing else (no
-target label, no operator, no victim output): the guideline is ``bench/validity/GUIDELINE.md``.
+target label, no operator, no victim output): the guideline is ``docs/annotation-guideline.md``.
 ``report`` joins the labels (keyed by P and H*) and prints, per setup, source and operator, ASR,
 QN, the share of valid H* (the label equals the setup's target and the English is not
 ``broken``) and of natural ones (the target label and ``ok`` English), and HVASR in three
@@ -45,8 +45,9 @@ from typing import Any
 from tqdm import tqdm
 
 from engine.api import get_settings
+from engine.attack.build import Attack, Resources, build
 from engine.attack.recipe import AttackRecipe, load_recipe
-from engine.attack.search import AttackTools, attack_pair
+from engine.attack.search import Target, attack_pair
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
 from engine.core.settings import Settings, SettingsError
@@ -172,15 +173,15 @@ def source_recipe(recipe: AttackRecipe, source: str) -> AttackRecipe:
 
 
 def generate(args: argparse.Namespace) -> None:
-    recipe = load_recipe(args.recipe, get_settings())
-    settings = recipe.apply(get_settings())
+    settings = get_settings()
+    recipe = load_recipe(args.recipe, settings)
     began = time.monotonic()
     sources = tuple(args.sources.split(",")) if args.sources else ATTACK_SOURCES
     if unknown := sorted(set(sources) - set(SOURCE_FORMATS)):
         raise SystemExit(f"unknown source {', '.join(unknown)}; choose from: {', '.join(SOURCE_FORMATS)}")
     pool = having_words(candidate_pairs(sources), args.hypothesis_has)
     victim = load_victim("offline", settings=settings)
-    tools = AttackTools.build(settings)  # the recipe's AltLM back-end (none in the default recipe)
+    attack = build(recipe, Resources.of(settings))  # the recipe's AltLM back-end (none in the default recipe)
     print(f"recipe {recipe.name} ({recipe.hash})", file=sys.stderr)
     print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
     rows = []
@@ -189,8 +190,8 @@ def generate(args: argparse.Namespace) -> None:
         chosen = choose_pairs(pool, setup.source_label, args.per_setup, random.Random(f"{args.seed}:{setup.name}"))
         for src, index, pair in tqdm(chosen, desc=f"attack {setup.name}", unit="pair", mininterval=10):
             try:
-                result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings,
-                                     source_recipe(recipe, src))
+                result = attack_pair(attack.with_recipe(source_recipe(recipe, src)), Target.of_pair(pair, setup),
+                                     victim)
             except InputError as exc:  # a premise of several sentences, say: not attackable as given
                 print(f"skipped {src} pair: {exc}", file=sys.stderr)
                 continue
@@ -211,21 +212,18 @@ def generate(args: argparse.Namespace) -> None:
     print(f"wrote {len(rows)} attacked pairs to {args.out} in {time.monotonic() - began:.0f} s", file=sys.stderr)
 
 
-def first_round(pair: NLIPair, src: str, setup: Any, settings: Settings, tools: AttackTools,
-                senses: Any) -> tuple[Any, Any] | None:
-    """The first round of an attack on ``pair`` in ``setup`` with ``src``'s conventions, no victim
-    asked: the polarized H and the round's proposal (candidates ranked, constraints applied), or
-    None after a one-line note when the pair cannot be read."""
+def first_round(pair: NLIPair, src: str, setup: Any, attack: Attack) -> tuple[Any, Any] | None:
+    """The first round of ``attack`` on ``pair`` in ``setup`` with ``src``'s conventions, no victim
+    asked (what the search's first round asks, in its order): the polarized H and the round's
+    proposal, or None after a one-line note when the pair cannot be read."""
     from engine.attack.round import propose
     from engine.natlog.polarity import polarize
-    from engine.natlog.triggers import Conventions
     from engine.parse import parse
 
     try:
-        configured = source_settings(settings, src)
-        polarized = polarize(parse(pair.hypothesis, settings=settings), conventions=Conventions.of(configured))
-        (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
-                              fill_in=tools.fill_in, senses=senses)
+        attack = attack.with_recipe(source_recipe(attack.recipe, src))
+        polarized = polarize(parse(pair.hypothesis, settings=attack.settings), conventions=attack.reading)
+        (proposal,) = propose(attack, polarized, [setup], pair.premise)
     except InputError as exc:
         print(f"skipped {src} pair: {exc}", file=sys.stderr)
         return None
@@ -246,11 +244,8 @@ def sample_candidates(args: argparse.Namespace) -> None:
     """Candidates as the first round of an attack ranks them (shipped defaults, no victim asked),
     a few per pair, spread over the operators: what the validity estimate is fitted on, since the
     search asks it about candidates, not only about the H* that won."""
-    from engine.lexicon.senses import build_sense_chooser
-
     settings = get_settings()
-    tools = AttackTools.build(settings)
-    senses = build_sense_chooser(settings)
+    attack = build(load_recipe("default", settings), Resources.of(settings))
     pool = having_words(candidate_pairs(), args.hypothesis_has)
     seen_ops: dict[str, int] = defaultdict(int)
     only = {op for op in args.operators.split(",") if op}
@@ -260,7 +255,7 @@ def sample_candidates(args: argparse.Namespace) -> None:
         rng = random.Random(f"candidates:{args.seed}:{setup.name}")
         chosen = choose_pairs(pool, setup.source_label, args.per_setup, rng)
         for src, index, pair in tqdm(chosen, desc=f"candidates {setup.name}", unit="pair", mininterval=10):
-            found = first_round(pair, src, setup, settings, tools, senses)
+            found = first_round(pair, src, setup, attack)
             if found is None:
                 continue
             _, proposal = found
@@ -288,12 +283,10 @@ def verb_swaps(args: argparse.Namespace) -> None:
     mean NLL of the next three tokens after the new verb minus after the old one). The held-out
     check of the ``verb-fit`` constraint labelled every swap over the threshold and a random
     draw of the rest (docs/validity.md)."""
-    from engine.constraints.chain import verb_swap_rises
-    from engine.lexicon.senses import build_sense_chooser
+    from engine.constraints import verb_swap_rises
 
-    settings = get_settings().with_overrides(verb_fit_cost=0)
-    tools = AttackTools.build(settings)
-    senses = build_sense_chooser(settings)
+    settings = get_settings()
+    attack = build(load_recipe("default", settings).with_params("verb-fit", verb_fit_cost=0.0), Resources.of(settings))
     labelled = set(read_labels(args.labels)) if args.labels else set()
     pool = candidate_pairs()
     rows: list[dict[str, Any]] = []
@@ -302,12 +295,12 @@ def verb_swaps(args: argparse.Namespace) -> None:
         rng = random.Random(f"verbfit:{args.seed}:{setup.name}")
         for src, index, pair in tqdm(choose_pairs(pool, setup.source_label, args.per_setup, rng),
                                      desc=f"verb swaps {setup.name}", unit="pair", mininterval=10):
-            found = first_round(pair, src, setup, settings, tools, senses)
+            found = first_round(pair, src, setup, attack)
             if found is None:
                 continue
             polarized, proposal = found
             fresh = [c for c in proposal.candidates if item_key(pair.premise, c.text) not in labelled]
-            for candidate, rise in verb_swap_rises(fresh, polarized, tools.scorer)[:args.per_pair]:
+            for candidate, rise in verb_swap_rises(fresh, polarized, attack.ranker.scorer)[:args.per_pair]:
                 rows.append(candidate_row(setup, src, index, pair.premise, candidate,
                                           proposal.candidates.index(candidate), verb_fit=round(rise, 3),
                                           old=candidate.old, new=candidate.new))
@@ -322,16 +315,14 @@ def contrast_readings(args: argparse.Namespace) -> None:
     strict existential one), per source: labelled blind, they say which reading each data set's
     annotators use (``report`` on this file gives the valid share per source)."""
     from engine.attack.round import propose
-    from engine.lexicon.senses import build_sense_chooser
     from engine.natlog.polarity import polarize
-    from engine.natlog.triggers import Conventions
     from engine.parse import parse
 
     settings = get_settings()
-    tools = AttackTools.build(settings)
-    senses = build_sense_chooser(settings)
+    default = load_recipe("default", settings)
     pool = candidate_pairs()
-    readings = {r: settings.with_overrides(indefinite_reading=r) for r in ("existential", "scene")}
+    readings = {r: build(default.with_changes({"conventions": {"indefinite_reading": r}}), Resources.of(settings))
+                for r in ("existential", "scene")}
     rows: list[dict[str, Any]] = []
     counts: dict[str, int] = defaultdict(int)
     for name in args.setups.split(","):
@@ -342,10 +333,9 @@ def contrast_readings(args: argparse.Namespace) -> None:
             texts: dict[str, list[Any]] = {}
             try:
                 parsed = parse(pair.hypothesis, settings=settings)
-                for reading, configured in readings.items():
-                    polarized = polarize(parsed, conventions=Conventions.of(configured))
-                    (proposal,) = propose(polarized, [setup], tools.scorer, premise=pair.premise, settings=configured,
-                                          fill_in=tools.fill_in, senses=senses)
+                for reading, attack in readings.items():
+                    polarized = polarize(parsed, conventions=attack.reading)
+                    (proposal,) = propose(attack, polarized, [setup], pair.premise)
                     texts[reading] = list(proposal.candidates)
             except InputError as exc:
                 print(f"skipped {src} pair: {exc}", file=sys.stderr)

@@ -1,9 +1,9 @@
 """Fit the validity estimate on the blind labels, score it by cross-validation, and ship it.
 
-    python bench/validity_estimator.py [--labels bench/validity/labels.jsonl] [--second bench/validity/labels_pass2.jsonl]
-        [--out engine/validity/estimator.json] [--report bench/validity/estimator_cv.md]
+    python bench/validity_estimator.py [--labels results/validity/labels.jsonl] [--second results/validity/labels_pass2.jsonl]
+        [--out engine/validity/estimator.json] [--report results/validity/estimator_cv.md]
 
-The items are every distinct labelled (P, H*) of ``bench/validity/``: the successful H* of the
+The items are every distinct labelled (P, H*) of ``results/validity/``: the successful H* of the
 NatLog dev-set runs (``*.jsonl``; peer runs, marked by a ``system`` field, are left out) and the
 first-round candidates of ``candidates/*.jsonl`` (the search estimates candidates, not only the
 H* that won). Each is described by :class:`engine.validity.features.FeatureExtractor`, the same
@@ -36,7 +36,7 @@ from engine.api import get_settings  # noqa: E402
 from engine.natlog.setups import get_setup  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
 
-DEV = Path(__file__).resolve().parent / "validity"
+DEV = Path(__file__).resolve().parent.parent / "results" / "validity"
 SHIPPED = Path(__file__).resolve().parent.parent / "engine" / "validity" / "estimator.json"
 
 
@@ -86,13 +86,13 @@ def feature_matrix(rows: list[dict[str, Any]], cache: Path | None = None) -> tup
     """Each row's features; with ``cache`` (a JSON file), rows computed before by the same feature
     code (same names) are read back instead of computed again."""
     from engine.edits.operators import registered_operators
-    from engine.ranking.models import load_causal_lm, load_sentence_encoder
+    from engine.models.language import load_causal_lm, load_sentence_encoder
     from engine.ranking.scoring import CausalLMScorer
     from engine.validity.features import FeatureExtractor, ValidityInput
 
     settings = get_settings()
     extractor = FeatureExtractor([op.name for op in registered_operators()],
-                                 CausalLMScorer(load_causal_lm("offline", settings, dtype="float32")),
+                                 CausalLMScorer(load_causal_lm("offline", settings=settings, dtype="float32")),
                                  load_sentence_encoder(settings), settings)
     items = [ValidityInput(r["premise"], r["hypothesis"], r["h_star"], tuple(r.get("operators", [])), r["target_label"],
                            int(r.get("edits") or len(r.get("operators", [])) or 1)) for r in rows]

@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.api import get_settings  # noqa: E402
 from engine.core.errors import InputError  # noqa: E402
 from engine.data.readers import NLIPair, read_pairs  # noqa: E402
-from engine.natlog.verifier import UNKNOWN, verify  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
+from engine.verify.verifier import UNKNOWN, verify  # noqa: E402
 
 SETS = {
     "HELP and": ("help/leskexppmb_and.tsv", "help"),

@@ -1,7 +1,7 @@
 """Does the victim keep its label under rewrites that keep the pair's label? A probe of the failed
 pairs of `bench/validity.py generate` runs (C2C by default), before anyone builds a new operator.
 
-    .venv/bin/python bench/victim_holds.py bench/validity/v37_snli_pres_seed2.jsonl ... [--setup C2C] [--show]
+    .venv/bin/python bench/victim_holds.py results/validity/v37_snli_pres_seed2.jsonl ... [--setup C2C] [--show]
 
 For each failed pair of the setup, two rewrites of H that natural logic licenses and the attack does
 not make:
@@ -26,7 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import validity  # noqa: E402
-from engine.api import get_settings  # noqa: E402
+from engine.api import Settings, get_settings  # noqa: E402
 from engine.core.errors import InputError  # noqa: E402
 from engine.natlog.setups import get_setup  # noqa: E402
 from engine.parse import parse  # noqa: E402
@@ -40,10 +40,10 @@ def span(sentence: ParsedSentence, tokens: list[Token]) -> str:
     return " ".join(t.text for t in sorted(tokens, key=lambda t: t.id))
 
 
-def existential(hypothesis: str) -> str | None:
+def existential(hypothesis: str, settings: Settings) -> str | None:
     """"A N (is) V..." → "There is a N V-ing..." / "There is a N who V...", for a clause whose
     subject starts with an indefinite determiner or is a bare plural; None for other shapes."""
-    sentence = parse(hypothesis)
+    sentence = parse(hypothesis, settings=settings)
     root = sentence.root
     subjects = root and sentence.children(root.id, "nsubj")
     if not root or not subjects:
@@ -67,10 +67,10 @@ def existential(hypothesis: str) -> str | None:
     return f"There {'are' if plural else 'is'} {noun_phrase} {tail}."
 
 
-def premise_predicate(premise: str) -> str | None:
+def premise_predicate(premise: str, settings: Settings) -> str | None:
     """P's predicate: its root verb with what follows it (no subject, no later conjunct), or the
     participle phrase of a caption fragment ("A man driving a buggy down a street")."""
-    sentence = parse(premise)
+    sentence = parse(premise, settings=settings)
     root = sentence.root
     if root is None:
         return None
@@ -83,12 +83,12 @@ def premise_predicate(premise: str) -> str | None:
     return span(sentence, sentence.subtree(participles[0].id)) if participles else None
 
 
-def conjoined(premise: str, hypothesis: str) -> str | None:
-    predicate = premise_predicate(premise)
+def conjoined(premise: str, hypothesis: str, settings: Settings) -> str | None:
+    predicate = premise_predicate(premise, settings)
     return f"{hypothesis.rstrip(' .')} and {predicate}." if predicate else None
 
 
-REWRITES = {"there": lambda p, h: existential(h), "premise predicate": conjoined}
+REWRITES = {"there": lambda p, h, settings: existential(h, settings), "premise predicate": conjoined}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,11 +105,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     pairs = list({(r["premise"], r["hypothesis"]): r for r in rows})  # a pair several runs failed counts once
-    victim = validity.load_victim("offline", settings=get_settings())
+    settings = get_settings()
+    victim = validity.load_victim("offline", settings=settings)
     source = setup.source_label.value
     table = []
     for name, rewrite in REWRITES.items():
-        built = [(p, h, star) for p, h in pairs if (star := rewrite(p, h))]
+        built = [(p, h, star) for p, h in pairs if (star := rewrite(p, h, settings))]
         before = victim.predict([(p, h) for p, h, _ in built])
         after = victim.predict([(p, star) for p, _, star in built])
         left = [b.label == source and a.label != source for b, a in zip(before, after)]

@@ -31,7 +31,7 @@ from tqdm import tqdm
 from engine.api import get_settings
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.senses import ContextSense, SenseContext, candidate_senses, sense_count
-from engine.ranking.models import load_sentence_encoder
+from engine.models.language import load_sentence_encoder
 from engine.reports.tables import format_table
 
 UPOS = {"n": "NOUN", "v": "VERB", "a": "ADJ", "s": "ADJ", "r": "ADV"}

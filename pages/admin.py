@@ -15,7 +15,7 @@ from annotations.records import ROLES
 from app.auth import admin_session, open_store, signin_link, start_session
 from app.text import show_chart
 from app.widgets import HVASR_HEADINGS, HVASR_HELP, md_escape, shown_ratios
-from engine.core.errors import InputError
+from engine.api import InputError
 
 st.title("Annotation admin")
 

@@ -9,7 +9,7 @@ import streamlit as st
 from annotations.assignment import COMMENT_CHARS
 from app.auth import open_store, sign_out_button, signed_in
 from app.text import exact_html, md_escape
-from engine.core.errors import InputError
+from engine.api import InputError
 
 GUIDELINE = (Path(__file__).resolve().parent.parent / "docs" / "annotation-guideline.md").read_text(encoding="utf-8")
 CHOICES = (("Entailment", "entailment", "1"), ("Neutral", "neutral", "2"),

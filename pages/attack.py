@@ -11,17 +11,31 @@ from app.auth import admin_session, open_store
 from app.text import show_chart
 from app.victim_gate import victim_ready
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure, validity_line
-from engine.attack.recipe import recipe_names
-from engine.attack.search import AttackSearch, Round, RoundOutcome, start_search
-from engine.constraints.chain import describe_by_operator, describe_rejected
-from engine.core.errors import InputError
-from engine.core.resources import ResourceError
-from engine.core.vocab import LABELS, AttackStatus
-from engine.data.readers import FORMATS, NLIPair, data_folders, inside_folders, pair_key, read_pairs
-from engine.natlog.relations import format_relations
-from engine.natlog.setups import SETUPS, setups_for_label
-from engine.victim.model import victim_location
-from engine.victim.training import trained_pair_keys
+from engine.api import (
+    FORMATS,
+    LABELS,
+    SETUPS,
+    AttackSearch,
+    AttackStatus,
+    InputError,
+    NLIPair,
+    ResourceError,
+    Round,
+    RoundOutcome,
+    Target,
+    data_folders,
+    describe_by_operator,
+    describe_rejected,
+    format_relations,
+    inside_folders,
+    pair_key,
+    read_pairs,
+    recipe_names,
+    setups_for_label,
+    start_search,
+    trained_pair_keys,
+    victim_location,
+)
 
 STATE = "attack_search"
 CHART_ROWS = 20
@@ -149,7 +163,7 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
             st.caption("Dropped per operator: " + md_escape(describe_by_operator(rnd.rejected_by_operator)))
         if not rnd.candidates:
             st.info(f"Every ranked candidate's validity estimate was under min_validity "
-                    f"({search.settings.min_validity:.2f}); none was asked."
+                    f"({search.search.min_validity:.2f}); none was asked."
                     if rnd.outcome == RoundOutcome.BELOW_VALIDITY else "No candidate left for this hypothesis.")
             if rnd.back_to is not None:
                 st.info(f"The search goes back to round {rnd.back_to}, which paused: it asks the candidates "
@@ -159,7 +173,7 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
                         "an earlier round it asked but did not follow with the lowest P(target).")
             return
         if rnd.outcome == RoundOutcome.PAUSED:
-            st.caption(f"Paused: {search.settings.round_patience} asks in a row did not lower P(target). The "
+            st.caption(f"Paused: {search.search.round_patience} asks in a row did not lower P(target). The "
                        f"search goes on from the lowest asked, and comes back for the "
                        f"{len(rnd.candidates) - len(rnd.queried)} not asked at a dead end.")
         st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
@@ -201,11 +215,11 @@ with st.container(border=True):
 if start and chosen_pair:
     try:
         pair_file = st.session_state.get("pair_file")
-        recipe = cached.recipe(recipe_name).with_alt_lm(alt_lm)
+        attack = cached.attack(recipe_name, alt_lm)
         if pair_file:  # the reading of indefinites follows the data file's format, as in a batch run
-            recipe = recipe.for_data(Path(pair_file[0]), pair_file[1])
-        search = start_search(*chosen_pair, SETUPS[setup_name], cached.victim(victim_name, label_map),
-                              cached.attack_tools(alt_lm, recipe_name), settings, recipe)
+            attack = attack.for_data(Path(pair_file[0]), pair_file[1])
+        search = start_search(attack, Target.of(*chosen_pair, SETUPS[setup_name]),
+                              cached.victim(victim_name, label_map))
     except (InputError, ResourceError) as exc:
         st.error(md_escape(str(exc)))
         st.stop()
@@ -244,7 +258,7 @@ if step or finish:
     while not search.done:
         done_round = search.step(progress=within_round)
         overall.caption(f"round {done_round.index} took {done_round.seconds:.1f} s; {search.counter.queries} of "
-                        f"{settings.query_budget} queries used")
+                        f"{search.search.query_budget} queries used")
         if step:
             break
     bar.empty()

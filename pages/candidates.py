@@ -11,16 +11,22 @@ from app.widgets import (
     polarity_html,
     validity_line,
 )
-from engine.attack.recipe import recipe_names
-from engine.attack.round import ask_reason, no_candidate_reason, propose
-from engine.constraints.chain import describe_by_operator, describe_rejected
-from engine.core.errors import InputError
-from engine.core.resources import ResourceError
-from engine.core.vocab import LABELS
-from engine.natlog.polarity import Conventions, polarize
-from engine.natlog.relations import format_relations
-from engine.natlog.setups import SETUPS, setups_for_label
-from engine.parse import parse
+from engine.api import (
+    LABELS,
+    SETUPS,
+    InputError,
+    ResourceError,
+    ask_reason,
+    describe_by_operator,
+    describe_rejected,
+    format_relations,
+    no_candidate_reason,
+    parse,
+    polarize,
+    propose,
+    recipe_names,
+    setups_for_label,
+)
 
 st.title("Attack candidates")
 st.caption("Natural-logic edits of H whose relation to H keeps (or flips) the label as the setup asks, "
@@ -49,18 +55,12 @@ if not generate:
     st.info("Type a hypothesis, pick its gold label and generate.")
     st.stop()
 
-recipe = cached.recipe(recipe_name)
-applied = recipe.apply(settings)  # the recipe's lexicon, conventions and search settings
 try:
-    polarized = polarize(parse(hypothesis, settings=applied), conventions=Conventions.of(applied))
-    setups = setups_for_label(label)
-    gated = bool(premise.strip()) and applied.validity_estimate != "none"
+    attack = cached.attack(recipe_name, alt_lm)
+    polarized = polarize(parse(hypothesis, settings=attack.settings), conventions=attack.reading)
     with st.spinner("Generating and ranking candidates…"):
-        proposals = propose(polarized, setups, cached.scorer_for(applied.scorer), premise=premise.strip() or None,
-                            settings=applied, fill_in=cached.fill_in() if alt_lm else None, top_k=int(top_k),
-                            senses=cached.sense_chooser_for(applied.wsd),
-                            gate=cached.validity_gate() if gated else None,
-                            operators=recipe.build_operators(), chain=recipe.build_chain())
+        # The search's first round: the same pipeline as the attack and `engine candidates`.
+        proposals = propose(attack, polarized, setups_for_label(label), premise.strip() or None, int(top_k))
 except (InputError, ResourceError) as exc:
     st.error(md_escape(str(exc)))
     st.stop()
@@ -76,13 +76,11 @@ for proposal, tab in zip(proposals, tabs):
         if proposal.rejected_by_operator:
             st.caption("Dropped per operator: " + md_escape(describe_by_operator(proposal.rejected_by_operator)))
         if not rows:
-            st.info(md_escape(no_candidate_reason(polarized, proposal, settings=applied,
-                                                  premise=premise.strip() or None,
-                                                  senses=cached.sense_chooser_for(applied.wsd))))
+            st.info(md_escape(no_candidate_reason(attack, polarized, proposal, premise.strip() or None)))
             continue
         table = candidates_table(rows)
         if rows:  # where each candidate stands in the order the attack asks, and why
-            table["asked because"] = [ask_reason(c, polarized, applied, proposal.natural_floor) for c in rows]
+            table["asked because"] = [ask_reason(c, polarized, attack.search, proposal.natural_floor) for c in rows]
         st.dataframe(table, width="stretch", height=min(460, 36 * len(rows) + 40))
         st.html("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)))
         pick = st.number_input("Derivation of candidate #", 1, len(rows), 1, key=f"derive-{setup.name}")
@@ -93,5 +91,5 @@ for proposal, tab in zip(proposals, tabs):
         if estimate is not None:
             st.markdown(validity_line(estimate))
         if proposal.below_validity:
-            with st.expander(f"{len(proposal.below_validity)} under min_validity ({settings.min_validity:.2f}), not asked"):
+            with st.expander(f"{len(proposal.below_validity)} under min_validity ({attack.search.min_validity:.2f}), not asked"):
                 st.dataframe(candidates_table(proposal.below_validity), width="stretch")

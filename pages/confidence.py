@@ -15,15 +15,7 @@ from app.confidence_charts import (
 from app.links import stepper_link
 from app.text import show_chart
 from app.widgets import md_escape
-from engine.core.errors import InputError
-from engine.reports.confidence import (
-    GROUPINGS,
-    attack_path,
-    attack_points,
-    confidence_points,
-    filter_points,
-    group_points,
-)
+from engine.api import GROUPINGS, InputError, attack_path, attack_points, confidence_points, filter_points, group_points
 
 st.title("Confidence explorer")
 with open_store() as store:

@@ -13,20 +13,23 @@ from app.widgets import (
     scope_html,
     token_table,
 )
-from engine.core.errors import InputError
-from engine.core.resources import ResourceError
-from engine.natlog.polarity import polarize
-from engine.natlog.relations import RELATION_ORDER, Relation, format_relations
-from engine.natlog.setups import SETUPS
-from engine.natlog.triggers import (
+from engine.api import (
     DEFINITE_READINGS,
     INDEFINITE_READINGS,
     NUMERAL_READINGS,
+    PARSERS,
+    RELATION_ORDER,
+    SETUPS,
     Conventions,
+    InputError,
+    Relation,
+    ResourceError,
+    format_relations,
     indefinite_reading,
+    parse,
+    polarize,
+    verify,
 )
-from engine.natlog.verifier import verify
-from engine.parse import PARSERS, parse
 
 st.title("Parse & polarity inspector")
 st.caption(

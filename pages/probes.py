@@ -18,12 +18,19 @@ from app.probe_views import (
 )
 from app.text import show_chart
 from app.widgets import md_escape
-from engine.core.errors import InputError
-from engine.core.resources import ResourceError
-from engine.data.readers import data_folders, inside_folders
-from engine.probes.runner import default_probe_run_name, run_probe, summarize
-from engine.probes.suites import get_suite, load_suite_items, suite_names
-from engine.reports.tables import csv_text
+from engine.api import (
+    InputError,
+    ResourceError,
+    csv_text,
+    data_folders,
+    default_probe_run_name,
+    get_suite,
+    inside_folders,
+    load_suite_items,
+    run_probe,
+    suite_names,
+    summarize,
+)
 
 st.title("Probes")
 settings = cached.settings()

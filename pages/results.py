@@ -13,10 +13,7 @@ from app.auth import admin_session, open_store
 from app.links import stepper_link
 from app.text import show_chart
 from app.widgets import HVASR_HEADINGS, HVASR_HELP, md_escape, shown_ratios
-from engine.core.vocab import AttackStatus
-from engine.reports.paper_tables import paper_pivot, to_latex
-from engine.reports.tables import csv_text
-from engine.store.identity import diff_rows, recipe_rows
+from engine.api import AttackStatus, csv_text, diff_rows, paper_pivot, recipe_rows, to_latex
 
 #: The breakdowns' rates, charted side by side, and the columns of their tables.
 BREAKDOWN_RATES = {"asr_contribution": "ASR contribution", "valid_share": "valid share (judged)",

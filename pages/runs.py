@@ -11,15 +11,26 @@ from app import cached
 from app.auth import admin_session, open_store
 from app.text import show_chart
 from app.widgets import md_escape
-from engine.attack.recipe import recipe_names
-from engine.core.errors import InputError
-from engine.core.vocab import LABELS
-from engine.data.readers import FORMATS, UPLOAD_SUFFIXES, check_upload, data_files, data_folders, inside_folders, read_pairs
-from engine.natlog.setups import SETUPS
-from engine.reports.metrics import victim_accuracy
-from engine.runs.runner import default_run_name
-from engine.runs.worker import check_spec, queue_offline_victim, spawn_worker, worker_running
-from engine.store import jobs
+from engine.api import (
+    FORMATS,
+    LABELS,
+    SETUPS,
+    UPLOAD_SUFFIXES,
+    InputError,
+    check_spec,
+    check_upload,
+    data_files,
+    data_folders,
+    default_run_name,
+    inside_folders,
+    jobs,
+    queue_offline_victim,
+    read_pairs,
+    recipe_names,
+    spawn_worker,
+    victim_accuracy,
+    worker_running,
+)
 
 settings = cached.settings()
 FOLDERS = data_folders(settings.shared_data_dir, settings.data_dir)

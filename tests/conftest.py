@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.search import AttackTools
+from engine.attack.build import Attack
 from engine.core.settings import PROJECT_ROOT, Settings, get_settings
 from engine.data.readers import read_pairs
 from engine.victim.model import Victim, load_victim
+from tests.attacking import attack_of
 from tests.tiny_models import build_tiny_classifier
 
 # Beside the checkout, as for a user, unless NATLOG_SHARED_DATA_DIR names another folder (as the
@@ -57,7 +58,7 @@ def tmp_settings(tmp_path: Path) -> Settings:
 
 
 # The attack tests' shared parts: a tiny real BERT victim that answers "contradiction" on every
-# input, the configured ranking tools without AltLM, and real SNLI contradiction pairs.
+# input, the configured attack without AltLM, and real SNLI contradiction pairs.
 @pytest.fixture(scope="module")
 def victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
     folder = build_tiny_classifier(tmp_path_factory.mktemp("victim"), bias=(0.0, 0.0, 3.0))
@@ -65,8 +66,9 @@ def victim(tmp_path_factory: pytest.TempPathFactory, settings) -> Victim:
 
 
 @pytest.fixture(scope="module")
-def tools(settings) -> AttackTools:
-    return AttackTools.build(settings, alt_lm=False)
+def attack(settings) -> Attack:
+    """The attack the test settings describe (every operator), AltLM off."""
+    return attack_of(settings)
 
 
 @pytest.fixture(scope="module")

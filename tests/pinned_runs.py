@@ -83,12 +83,13 @@ def run_cases(shared_data: Path, folder: Path, extra: dict[str, Any] | None = No
     count is restored afterwards)."""
     import torch
 
-    from engine.attack.search import AttackTools, attack_pair
+    from engine.attack.search import Target, attack_pair
     from engine.core.settings import get_settings
     from engine.data.readers import read_pairs
+    from engine.models.language import _use_threads, lm_dtype_name
     from engine.natlog.setups import get_setup
-    from engine.ranking.models import _use_threads, lm_dtype_name
     from engine.victim.model import load_victim
+    from tests.attacking import attack_of
     from tests.tiny_models import build_tiny_classifier
 
     settings = get_settings().with_overrides(**OVERRIDES, **(extra or {}))
@@ -97,7 +98,7 @@ def run_cases(shared_data: Path, folder: Path, extra: dict[str, Any] | None = No
     try:
         _use_threads(settings)  # before the victim's first query too, not only when the LMs load
         victim = load_victim(str(build_tiny_classifier(folder, seed=3, initializer_range=0.3)), settings=settings)
-        tools = AttackTools.build(settings, alt_lm=True)
+        attack = attack_of(settings, alt_lm=True)
         pairs = read_pairs(shared_data / "snli_test.tsv", "snli")
         out = []
         for name, index in CASES:
@@ -106,7 +107,7 @@ def run_cases(shared_data: Path, folder: Path, extra: dict[str, Any] | None = No
             right = [p for p, guess in zip(pool, victim.predict([(p.premise, p.hypothesis) for p in pool]))
                      if guess.label == p.label]
             pair = right[index]
-            result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings)
+            result = attack_pair(attack, Target.of_pair(pair, setup), victim)
             out.append(summarize(result.to_json()))
         return out
     finally:

@@ -1,6 +1,6 @@
 """The house rules of the import graph, read from the source with ``ast``: the runs store sits
-beside ``engine.core`` below everything, the engine never reaches up to the annotation layer or the UI, and only ``app/`` and
-``pages/`` import streamlit."""
+beside ``engine.core`` below everything, the engine never reaches up to the annotation layer or the UI, the UI reaches the
+engine through ``engine.api`` only, and only ``app/`` and ``pages/`` import streamlit."""
 
 from __future__ import annotations
 
@@ -145,6 +145,38 @@ def test_no_import_cycles() -> None:
     assert cycles(graph) == []
 
 
+def folder_graph(graph: dict[str, set[str]], depth: int = 2) -> dict[str, set[str]]:
+    """The import graph between folders (``engine.parse``, ``engine.lexicon``, ...): an edge where a
+    module of one imports a module of the other."""
+    folders: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        mine = ".".join(module.split(".")[:depth])
+        for target in targets:
+            theirs = ".".join(target.split(".")[:depth])
+            if theirs != mine and target.count(".") >= depth - 1 and module.count(".") >= depth - 1:
+                folders.setdefault(mine, set()).add(theirs)
+    return folders
+
+
+def test_no_folder_level_import_cycles() -> None:
+    """Stages import down only: no two folders of engine/ import each other, however indirectly."""
+    folders = folder_graph(import_graph(("engine",)))
+    assert "engine.lexicon" in folders and "engine.attack" in folders
+    assert cycles(folders) == []
+
+
+def test_the_folder_graph_sees_a_cycle_through_two_folders(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / "pkg" / folder).mkdir(parents=True)
+        (tmp_path / "pkg" / folder / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a" / "x.py").write_text("from pkg.b.y import g\n")
+    (tmp_path / "pkg" / "b" / "y.py").write_text("def g():\n    from pkg.a import z\n")
+    (tmp_path / "pkg" / "a" / "z.py").write_text("")
+    graph = import_graph(("pkg",), tmp_path)
+    assert cycles(graph) == [] and cycles(folder_graph(graph)) == [["pkg.a", "pkg.b"]]
+
+
 def test_the_cycle_finder_sees_lazy_and_package_cycles(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "sub").mkdir(parents=True)
     (tmp_path / "pkg" / "__init__.py").write_text("")
@@ -234,3 +266,43 @@ def test_the_configuration_checker_sees_both_ways(tmp_path: Path) -> None:
     sample.write_text("from engine.core.settings import Settings, get_settings\n\ndef f():\n    return get_settings()\n")
     assert _reads_configuration(sample) == ["imports get_settings from engine.core.settings (line 1)",
                                             "calls get_settings (line 4)"]
+
+
+# -- the UI sees the engine through engine.api ------------------------------------------------------
+
+def _engine_imports_past_the_api(path: Path) -> list[str]:
+    """Where a module imports from the engine other than through ``engine.api`` (``from engine import
+    api`` included), at module level or inside a function: ``line N: from engine.x import y``."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [alias.name for alias in node.names]
+            if node.module == "engine":
+                names = [name for name in names if name != "api"]
+            elif not node.module.startswith("engine.") or node.module == "engine.api":
+                continue
+            if names:
+                found.append((node.lineno, f"from {node.module} import {', '.join(names)}"))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, f"import {alias.name}") for alias in node.names
+                      if alias.name.split(".")[0] == "engine" and alias.name != "engine.api"]
+    return [f"line {line}: {text}" for line, text in sorted(found)]
+
+
+def test_the_ui_imports_the_engine_only_through_its_api() -> None:
+    """``app/`` and ``pages/`` use the paper's nouns as ``engine.api`` names them (parse, polarize,
+    candidates, attack, verify, runs ...), never a stage's module: the stages can move underneath."""
+    ui = {str(p.relative_to(PROJECT_ROOT)): _engine_imports_past_the_api(p)
+          for package in ("app", "pages") for p in sorted((PROJECT_ROOT / package).rglob("*.py"))}
+    assert len(ui) > 10
+    assert {f: found for f, found in ui.items() if found} == {}
+
+
+def test_the_api_checker_sees_every_way_past_the_api(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text("from engine.api import parse\nfrom engine import api\nimport engine.api\n"
+                      "from engine.parse import parse\nimport engine.store.jobs\nfrom engine import api, parse\n"
+                      "import engine\nfrom annotations import Store\n\ndef f():\n    from engine.core.vocab import LABELS\n")
+    assert _engine_imports_past_the_api(sample) == [
+        "line 4: from engine.parse import parse", "line 5: import engine.store.jobs",
+        "line 6: from engine import parse", "line 7: import engine", "line 11: from engine.core.vocab import LABELS"]

@@ -165,14 +165,14 @@ def _tiny_victim(work: Path, settings):
 
 
 def scenario_attack(work: Path) -> dict[str, Any]:
-    from engine.attack.search import AttackTools, attack_pair
+    from engine.attack.search import Target, attack_pair
     from engine.natlog.setups import get_setup
+    from tests.attacking import attack_of
 
     settings = _scenario_settings(work)
     _, victim = _tiny_victim(work, settings)
-    tools = AttackTools.build(settings, alt_lm=False)
-    result = attack_pair(PREMISE, HYPOTHESIS, "contradiction", get_setup("C2C"), victim, tools,
-                         settings.with_overrides(query_budget=10, top_k=5))
+    attack = attack_of(settings.with_overrides(query_budget=10, top_k=5))
+    result = attack_pair(attack, Target.of(PREMISE, HYPOTHESIS, "contradiction", get_setup("C2C")), victim)
     return {"status": result.status, "reason": result.reason, "rounds": len(result.rounds),
             "queries": result.queries, "original": result.original.label,
             "candidates": sum(len(r.candidates) for r in result.rounds)}

@@ -10,8 +10,9 @@ compared field by field:
   ``recipe_hash``, the hash of what it does;
 - ``runtime``: what the recipe ran on: the dtype and device the LMs really run in, torch threads,
   the content hashes of the modifier inventory and of the validity estimate file;
-- ``victim``: the victim's identity, ``NAME@sha256`` of its weights for a folder (the offline
-  victim included), the hub id otherwise, and its label map;
+- ``victim``: the victim's identity (:mod:`engine.victim.identity`, by kind): ``NAME@sha256`` of
+  its weights for a folder (the offline victim included), the hub id for a hub model, the URL and
+  the model id the server reports for an HTTP victim; and its label map;
 - ``data``: the content hash of the data file, its format and split, the pair sample (limit, seed)
   and whether pairs the victim trained on are attacked;
 - ``code``: the package version and a digest of the engine's source (``commit``, the git commit,
@@ -35,7 +36,8 @@ from typing import Any
 
 from engine.core.settings import PROJECT_ROOT, Settings
 from engine.data.readers import file_digest
-from engine.ranking.models import lm_dtype_name, resolve_device
+from engine.models.language import lm_dtype_name, resolve_device
+from engine.victim.identity import victim_identity as victim_identity  # moved; runs import it from here
 
 #: Where the code's digest is taken: every Python file of the packages an attack runs through.
 CODE_PACKAGES = ("engine",)
@@ -74,35 +76,6 @@ def canonical(value: Any) -> str:
 def digest(value: Any, length: int = 16) -> str:
     """A short sha256 of ``value`` 's canonical JSON."""
     return hashlib.sha256(canonical(value).encode()).hexdigest()[:length]
-
-
-@lru_cache(maxsize=16)
-def _weights_digest(folder: str, stamp: tuple[tuple[str, int, int], ...]) -> str:
-    h = hashlib.sha256()
-    for name, _, _ in stamp:
-        h.update(name.encode())
-        h.update(bytes.fromhex(file_digest(Path(folder) / name)))
-    return h.hexdigest()[:16]
-
-
-WEIGHT_FILES = ("config.json", "model.safetensors", "pytorch_model.bin")
-
-
-def model_identity(location: str) -> str:
-    """``NAME@sha256:…`` of a local model folder's config and weights (the same from any path it is
-    copied to), ``hub:ID`` for anything else."""
-    folder = Path(location)
-    if not folder.is_dir():
-        return f"hub:{location}"
-    stamp = tuple((name, (folder / name).stat().st_size, (folder / name).stat().st_mtime_ns)
-                  for name in WEIGHT_FILES if (folder / name).is_file())
-    return f"{folder.name}@sha256:{_weights_digest(str(folder), stamp)}"
-
-
-def victim_identity(location: str, label_map: str | None = None) -> dict[str, Any]:
-    """``{"model": …, "label_map": …}`` (``location`` as :func:`engine.victim.model.victim_location`
-    resolves it)."""
-    return {"model": model_identity(location), "label_map": label_map or None}
 
 
 @lru_cache(maxsize=1)

@@ -25,8 +25,8 @@ and give only what differs. ``engine attack --recipe NAME|FILE`` runs one; each 
 recipe whole with its hash (:mod:`engine.attack.identity`), a resume without ``--recipe`` continues
 with the stored one, and a resume with another is refused.
 
-In: settings (for ``default``) or a recipe file. Out: the operators, the constraint chain and the
-settings an attack runs with.
+In: settings (for ``default``) or a recipe file. Out: the recipe, a description; what runs is
+built from it once, by :func:`engine.attack.build.build`.
 """
 
 from __future__ import annotations
@@ -59,6 +59,17 @@ from engine.edits.operators import EditOperator, get_operator, select_operators
 #: The version of the recipe format (a stored recipe with another is refused).
 FORMAT = 1
 
+#: The operators of the ``default`` recipe, in generation order (less ``disabled_operators``), and
+#: its constraint chain, in run order. A component registered elsewhere joins a recipe that names it.
+DEFAULT_OPERATORS = (
+    "PerturbSyno", "PerturbHyper", "PerturbHypo", "PerturbCoHyper", "PerturbAnto", "AltLM", "Deletion", "Insertion",
+    "PredicateNegation", "SentenceNegation", "DoubleNegation", "ConjunctDeletion", "DisjunctDeletion",
+    "ConjunctInsertion", "DisjunctInsertion", "Commutation", "DeMorgan", "PerturbQuant",
+)
+DEFAULT_CONSTRAINTS = (
+    "relation-guard", "premise-check", "max-edits", "no-repeat", "reparse-check", "fluency-floor", "insertion-fit",
+    "verb-fit",
+)
 
 
 #: The settings sections a recipe is made of (their types: :mod:`engine.core.settings`).
@@ -100,12 +111,15 @@ class AttackRecipe:
     @classmethod
     def from_settings(cls, settings: Settings, name: str = "default",
                       description: str = "the shipped defaults, as the settings give them") -> AttackRecipe:
-        """The recipe the settings describe: the operators ``disabled_operators`` leaves on and every
-        registered constraint, in registration order, each with its parameters from the settings."""
+        """The recipe the settings describe: the search, ranking, lexicon and conventions sections of
+        ``settings``, the operators of :data:`DEFAULT_OPERATORS` that ``disabled_operators`` leaves on
+        and the constraints of :data:`DEFAULT_CONSTRAINTS`, each with its own default parameters. A
+        component registered later joins a recipe only where one names it."""
         sections = {key: getattr(settings, key) for key in SECTIONS}
+        on = {op.name for op in select_operators(settings.disabled_operators)}
         return cls(name, description,
-                   tuple(Step.of(op) for op in select_operators(settings.disabled_operators, settings)),
-                   tuple(Step.of(c) for c in ConstraintChain.default(settings).constraints),
+                   tuple(Step.of(get_operator(n)) for n in DEFAULT_OPERATORS if n in on),
+                   tuple(Step.of(get_constraint(n)) for n in DEFAULT_CONSTRAINTS),
                    **sections)
 
     def with_changes(self, values: Mapping[str, Any], source: str = "recipe") -> AttackRecipe:
@@ -129,6 +143,23 @@ class AttackRecipe:
                 changes[key] = _steps(values[key], lookup, kind, f"{source}: {key}")
         return dataclasses.replace(self, **changes)
 
+    def with_params(self, component: str, **values: ParamValue) -> AttackRecipe:
+        """A copy whose operator or constraint ``component`` takes ``values`` for some of its parameters
+        (InputError when the recipe has no such component or it no such parameter)."""
+        for key in ("operators", "constraints"):
+            steps: tuple[Step, ...] = getattr(self, key)
+            if any(s.name == component for s in steps):
+                table = [s.to_json() | values if s.name == component else s.to_json() for s in steps]
+                return self.with_changes({key: table}, f"recipe {self.name}")
+        raise InputError(f"recipe {self.name} has no operator or constraint {component!r}")
+
+    def with_alt_lm(self, wanted: bool | None) -> AttackRecipe:
+        """The recipe with AltLM as a user chose it (``--alt-lm``, the stepper's switch): None keeps the
+        recipe's back-end, True turns it on (``offline`` unless the recipe names one), False off."""
+        if wanted is None or wanted == (self.ranking.alt_lm != "none"):
+            return self
+        return self.with_changes({"ranking": {"alt_lm": "offline" if wanted else "none"}}, "the AltLM switch")
+
     # -- using -------------------------------------------------------------------------------------
 
     def build_operators(self) -> tuple[EditOperator, ...]:
@@ -138,14 +169,6 @@ class AttackRecipe:
     def build_chain(self) -> ConstraintChain:
         """The constraint chain, in the recipe's order, each built with its parameters (once per recipe)."""
         return _built(self)[1]
-
-    def with_alt_lm(self, wanted: bool | None) -> AttackRecipe:
-        """The recipe with AltLM as a user chose it: None keeps the recipe's back-end, True turns it on
-        (``offline`` unless the recipe names one), False off (``none``)."""
-        if wanted is None or wanted == (self.ranking.alt_lm != "none"):
-            return self
-        return dataclasses.replace(self, ranking=dataclasses.replace(
-            self.ranking, alt_lm="offline" if wanted else "none"))
 
     def for_data(self, data: Path, fmt: str) -> AttackRecipe:
         """The recipe for pairs of ``data``: ``indefinite_reading = auto`` resolved by the file's
@@ -159,20 +182,6 @@ class AttackRecipe:
         reading = indefinite_reading("auto", detect_format(Path(data), fmt))
         return dataclasses.replace(self, conventions=dataclasses.replace(
             self.conventions, indefinite_reading=cast(IndefiniteReading, reading)))
-
-    def apply(self, settings: Settings) -> Settings:
-        """``settings`` with the recipe's sections, the operators it leaves out as
-        ``disabled_operators``, and its components' parameters (for the stages that read them)."""
-        values: dict[str, object] = {}
-        for key in SECTIONS:
-            values.update(dataclasses.asdict(getattr(self, key)))
-        for step in (*self.operators, *self.constraints):
-            for name, value in step.params:
-                values.setdefault(name, value)
-        on = {s.name for s in self.operators}
-        off = [op.name for op in select_operators(()) if op.name not in on]
-        values["disabled_operators"] = ",".join(off) or "none"
-        return settings.with_overrides(**values)
 
     # -- identity and files ------------------------------------------------------------------------
 
@@ -292,7 +301,7 @@ def natlog2023(settings: Settings) -> AttackRecipe:
     masked LM (BERT), which no offline install has: offline this recipe's AltLM uses the frequency
     fill-in ranked by the causal LM; a recipe file with ``[ranking] alt_lm = "masked"`` gives the paper's."""
     base = AttackRecipe.from_settings(settings)
-    paper = [op for op in select_operators((), settings) if op.paper_name]
+    paper = [get_operator(n) for n in DEFAULT_OPERATORS if get_operator(n).paper_name]
     return dataclasses.replace(
         base, name="natlog2023",
         description="Algorithm 1 as the paper describes it: its operators, the relation guard, LM perplexity "
@@ -322,6 +331,19 @@ def max_hvasr(settings: Settings) -> AttackRecipe:
         search=dataclasses.replace(base.search, natural_estimate="none", natural_floor=0.0,
                                    last_resort_waits=False),
     )
+
+
+@RECIPES.register("every-operator")
+def every_operator(settings: Settings) -> AttackRecipe:
+    """The defaults with every registered operator on, no cap on edits, no insertion-fit cost and every
+    hypothesis attacked (what ``bench/speed.py`` and ``bench/peers.py --all-operators`` time)."""
+    base = AttackRecipe.from_settings(settings)
+    return dataclasses.replace(
+        base.with_changes({"operators": [op.name for op in select_operators("none")],
+                           "search": {"source_check": "off"}}, "every-operator")
+        .with_params("insertion-fit", insertion_cost=0.0).with_params("max-edits", max_edits=0),
+        name="every-operator",
+        description="every registered operator, no edit cap, no insertion-fit cost, every hypothesis attacked")
 
 
 def recipe_names() -> tuple[str, ...]:

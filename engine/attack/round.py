@@ -5,31 +5,29 @@ has reached) and the Candidates page and ``engine candidates`` (:func:`propose`,
 each setup, no victim asked) run this one pipeline, so what the page lists is what a round of the
 attack considers.
 
-In: a polarized hypothesis, the setup and the relations an edit may have, the round's tools (chain,
-scorer, gate, operators). Out: :class:`RoundCandidates`, the ranked list in the order the victim is
+In: the :class:`~engine.attack.build.Attack` (operators, chain, ranker) and where the round starts
+(:class:`RoundStart`). Out: :class:`RoundCandidates`, the ranked list in the order the victim is
 asked, with what each stage dropped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from engine.constraints.chain import CheckContext, Checked, ConstraintChain, swaps_a_verb
-from engine.core.settings import Settings
+from engine.attack.build import Attack
+from engine.constraints import CheckContext, Checked, swaps_a_verb
+from engine.core.settings import SearchSection
 from engine.edits.candidates import generate_candidates
-from engine.edits.operators import EditOperator, select_operators
-from engine.edits.records import Candidate, FillIn
-from engine.lexicon.senses import SenseChooser
+from engine.edits.operators import registered_operators
+from engine.edits.records import Candidate
 from engine.natlog.polarity import PolarizedSentence
 from engine.natlog.relations import Relation
 from engine.natlog.setups import Setup
-from engine.ranking.scoring import Scorer, rank
+from engine.ranking.scoring import rank
 from engine.validity.estimate import ValidityEstimate, ValidityGate
 
-Generator = Callable[..., list[Candidate]]
-
-__all__ = ["Generator", "Proposal", "RoundCandidates", "ask_reason", "candidate_round", "no_candidate_reason",
+__all__ = ["Proposal", "RoundCandidates", "RoundStart", "ask_reason", "candidate_round", "no_candidate_reason",
            "propose", "verb_swaps_last"]
 
 
@@ -65,44 +63,60 @@ class RoundCandidates:
                      for c in self.ranked if c.text not in kept and c.text in self.estimates)
 
 
-def candidate_round(
-    polarized: PolarizedSentence, setup: Setup, allowed: Collection[Relation], *,
-    settings: Settings, scorer: Scorer, chain: ConstraintChain, premise: str | None, hypothesis: str,
-    reference: float | None, gate: ValidityGate | None = None, fill_in: FillIn | None = None,
-    senses: SenseChooser | None = None, operators: Sequence[EditOperator] | None = None,
-    generate: Generator = generate_candidates, alternated: Collection[str] = (), seen: Collection[str] = (),
-    composed: frozenset[Relation] = frozenset({Relation.EQUIVALENCE}), edits: int = 0,
-    operators_so_far: Sequence[str] = (), top_k: int | None = None,
-) -> RoundCandidates:
-    """One round from ``polarized`` (reached from the original ``hypothesis`` H by ``edits`` edits
-    whose composed relation is ``composed``): candidates whose relation is in ``allowed``, less those
-    in ``seen``, through ``chain``, ranked by ``scorer`` (``top_k``, default ``settings.top_k``),
-    then estimated and gated by ``gate`` (with a premise). ``reference`` is the scorer's score of H
-    (the fluency floor's reference)."""
-    proposed = generate(
-        polarized, allowed, setup=setup.name, settings=settings, fill_in=fill_in, alternated=frozenset(alternated),
-        senses=senses, premise=premise, **({"operators": tuple(operators)} if operators is not None else {}),
+@dataclass(frozen=True)
+class RoundStart:
+    """Where a round starts: ``polarized`` (reached from the original hypothesis H by the edits of
+    ``operators_so_far``, whose composed relation is ``composed``), the setup, the relations an edit
+    may have (``allowed``; default: the setup's), the premise (None: no victim's pair, as on the
+    Candidates page without one), H's score by the ranking scorer (``reference``, the fluency floor's
+    reference), the words earlier alternations introduced, the texts earlier rounds ranked
+    (``seen``, left out) and how many candidates to keep (``top_k``; default the recipe's)."""
+
+    polarized: PolarizedSentence
+    setup: Setup
+    hypothesis: str
+    premise: str | None = None
+    reference: float | None = None
+    allowed: frozenset[Relation] | None = None
+    composed: frozenset[Relation] = frozenset({Relation.EQUIVALENCE})
+    operators_so_far: tuple[str, ...] = ()
+    alternated: frozenset[str] = frozenset()
+    seen: frozenset[str] = frozenset()
+    top_k: int | None = None
+
+
+def candidate_round(attack: Attack, start: RoundStart) -> RoundCandidates:
+    """One round of ``attack`` from ``start``: candidates whose relation is allowed, less those seen,
+    through the attack's constraint chain, ranked by its scorer (the best ``top_k``), then
+    estimated, gated and ordered by its gate (with a premise)."""
+    settings, polarized, setup, premise = attack.settings, start.polarized, start.setup, start.premise
+    allowed = start.allowed if start.allowed is not None else setup.relations
+    proposed = attack.generate(
+        polarized, allowed, setup=setup.name, settings=settings, fill_in=attack.fill_in,
+        alternated=start.alternated, senses=attack.senses, premise=premise, operators=attack.operators,
     )
     # Seen texts compare with their first letter's case ignored: an edit that swaps a word back
     # re-capitalises the sentence ("the child ..." -> "The kid ..." -> "The child ...").
-    known = {_first_lower(t) for t in seen}
+    known = {_first_lower(t) for t in start.seen}
     fresh = [c for c in proposed if _first_lower(c.text) not in known]
-    check = CheckContext(setup, premise, composed, edits, polarized, settings, scorer, reference)
-    checked = chain.apply(fresh, check)
-    ranked = tuple(rank(checked.kept, scorer, top_k or settings.top_k))
+    scorer, gate = attack.ranker.scorer, attack.ranker.gate
+    check = CheckContext(setup, premise, start.composed, len(start.operators_so_far), polarized, settings, scorer,
+                         start.reference)
+    checked = attack.chain.apply(fresh, check)
+    ranked = tuple(rank(checked.kept, scorer, start.top_k or attack.search.top_k))
     rejected, by_operator = dict(checked.rejected), dict(checked.by_operator)
     if gate is None or premise is None:
         return RoundCandidates(tuple(proposed), len(proposed) - len(fresh), checked, ranked,
-                               verb_swaps_last(ranked, polarized, settings), rejected, by_operator)
+                               verb_swaps_last(ranked, polarized, attack.search), rejected, by_operator)
     # The gate estimates the top_k by fluency (gating the whole checked list before the cut was
-    # measured too: slower, and no better on the dev set; docs/validity.md).
-    gated = gate.apply(list(ranked), premise=premise, hypothesis=hypothesis, target=setup.target_label.value,
-                       operators_so_far=list(operators_so_far))
+    # measured too: slower, and no better on the dev set; bench/validity/LOG.md).
+    gated = gate.apply(list(ranked), premise=premise, hypothesis=start.hypothesis, target=setup.target_label.value,
+                       operators_so_far=list(start.operators_so_far))
     if gate.min_validity > 0:  # a gate that drops nothing is not counted as a check
         rejected[ValidityGate.name] = gated.dropped
     if gated.by_operator:
         by_operator[ValidityGate.name] = gated.by_operator
-    kept = verb_swaps_last(gated.kept, polarized, settings)
+    kept = verb_swaps_last(gated.kept, polarized, attack.search)
     # Natural candidates first: those the natural estimate puts under the floor are the last resort.
     last = [gate.last_resort(c) for c in kept]
     kept = tuple(c for c, late in zip(kept, last) if not late) + tuple(c for c, late in zip(kept, last) if late)
@@ -111,26 +125,26 @@ def candidate_round(
 
 
 def verb_swaps_last(candidates: Sequence[Candidate], source: PolarizedSentence,
-                    settings: Settings) -> tuple[Candidate, ...]:
-    """The order a round asks ``candidates`` in: as given, but with ``settings.verb_swaps_last`` the
+                    search: SearchSection) -> tuple[Candidate, ...]:
+    """The order a round asks ``candidates`` in: as given, but with ``search.verb_swaps_last`` the
     WordNet swaps of a verb of ``source`` after every other candidate, in their own order. A verb
     hyponym in a sense the reader does not take describes another event and fools the victim for
     that reason: successful H* that swap a verb are judged valid half as often as other swaps
-    (docs/validity.md, v38), so the round asks them once nothing else is left (but before the
+    (bench/validity/LOG.md, v38), so the round asks them once nothing else is left (but before the
     candidates the natural estimate puts under its floor: :func:`candidate_round`)."""
-    if not settings.verb_swaps_last:
+    if not search.verb_swaps_last:
         return tuple(candidates)
     verbs = [swaps_a_verb(c, source) for c in candidates]
     return (tuple(c for c, verb in zip(candidates, verbs) if not verb)
             + tuple(c for c, verb in zip(candidates, verbs) if verb))
 
 
-def ask_reason(candidate: Candidate, source: PolarizedSentence, settings: Settings, natural_floor: float) -> str:
+def ask_reason(candidate: Candidate, source: PolarizedSentence, search: SearchSection, natural_floor: float) -> str:
     """Why a round asks ``candidate`` where it does, in a few words (the trace and the stepper):
     its place by fluency and estimate, or the group it waits in."""
     if candidate.naturalness is not None and candidate.naturalness < natural_floor:
         return f"last resort: estimated natural {candidate.naturalness:.2f} < floor {natural_floor:.2f}"
-    if settings.verb_swaps_last and swaps_a_verb(candidate, source):
+    if search.verb_swaps_last and swaps_a_verb(candidate, source):
         return "verb swap: after the round's other candidates"
     if candidate.naturalness is not None:
         return f"natural first: estimated natural {candidate.naturalness:.2f}, fluency"
@@ -162,53 +176,41 @@ class Proposal:
     natural_floor: float = 0.0
 
 
-def propose(
-    polarized: PolarizedSentence,
-    setups: Sequence[Setup],
-    scorer: Scorer,
-    *,
-    settings: Settings,
-    premise: str | None = None,
-    fill_in: FillIn | None = None,
-    top_k: int | None = None,
-    chain: ConstraintChain | None = None,
-    senses: SenseChooser | None = None,
-    gate: ValidityGate | None = None,
-    operators: Sequence[EditOperator] | None = None,
-) -> list[Proposal]:
-    """Each setup's first round of an attack on H (``polarized``), as :func:`candidate_round` runs it,
-    keeping the best ``top_k`` (default ``settings.top_k``) per setup. ``chain`` and ``operators``
-    default to those the settings describe."""
-    chain = chain or ConstraintChain.default(settings)
-    gate = gate.for_settings(settings) if gate is not None else None
-    reference = scorer.score([polarized.sentence.text])[0] if setups else None
+def propose(attack: Attack, polarized: PolarizedSentence, setups: Sequence[Setup], premise: str | None = None,
+            top_k: int | None = None) -> list[Proposal]:
+    """Each setup's first round of ``attack`` on H (``polarized``): what :func:`candidate_round`
+    gives the search's first round, in the order the victim is asked, keeping the best ``top_k``
+    (default the recipe's) per setup. ``engine candidates``, the Candidates page and the search
+    all call this pipeline, so they list the same candidates in the same order."""
+    reference = attack.ranker.scorer.score([polarized.sentence.text])[0] if setups else None
     out = []
     for setup in setups:
-        found = candidate_round(polarized, setup, setup.relations, settings=settings, scorer=scorer, chain=chain,
-                                premise=premise, hypothesis=polarized.sentence.text, reference=reference, gate=gate,
-                                fill_in=fill_in, senses=senses, operators=operators, top_k=top_k)
-        below = found.below_validity if gate is not None and premise is not None else ()
+        found = candidate_round(attack, RoundStart(polarized, setup, polarized.sentence.text, premise, reference,
+                                                   top_k=top_k))
+        below = found.below_validity if attack.ranker.gate is not None and premise is not None else ()
         out.append(Proposal(setup, found.kept, len(found.generated), found.rejected, found.by_operator,
                             found.estimates, below, found.natural_floor))
     return out
 
 
-def no_candidate_reason(polarized: PolarizedSentence, proposal: Proposal, *, settings: Settings,
-                        premise: str | None = None, senses: SenseChooser | None = None) -> str:
+def no_candidate_reason(attack: Attack, polarized: PolarizedSentence, proposal: Proposal,
+                        premise: str | None = None) -> str:
     """Why a setup has no ranked candidate, in one sentence: the constraints dropped every one, or
-    operators that are switched off would have made some (named), or no registered operator has an
-    edit whose relation projects into the setup's relations (natural logic licenses none here)."""
+    registered operators the recipe leaves out would have made some (named), or no registered
+    operator has an edit whose relation projects into the setup's relations (natural logic licenses
+    none here)."""
     if proposal.below_validity:
         return (f"No candidate: all {len(proposal.below_validity)} ranked candidates have a validity estimate "
                 f"under min_validity (setting; see the estimates below).")
     if proposal.generated:
         return (f"No candidate: the constraints dropped all {proposal.generated} generated "
                 f"(see the counts above).")
-    every = generate_candidates(polarized, proposal.setup.relations, setup=proposal.setup.name, settings=settings,
-                                operators=select_operators((), settings), senses=senses, premise=premise)
+    every = generate_candidates(polarized, proposal.setup.relations, setup=proposal.setup.name,
+                                settings=attack.settings, operators=registered_operators(), senses=attack.senses,
+                                premise=premise)
     off = sorted({name for c in every for name in (c.operator, *c.also)})
     if off:
-        return (f"No candidate from the operators switched on; {len(every)} would come from operators "
-                f"switched off ({', '.join(off)}: setting disabled_operators, or left out of the recipe).")
+        return (f"No candidate from the recipe's operators; {len(every)} would come from operators it leaves "
+                f"out ({', '.join(off)}: setting disabled_operators, or left out of the recipe).")
     return ("No candidate: no registered operator has an edit at any word whose relation projects into "
             "this setup's relations.")

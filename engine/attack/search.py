@@ -4,10 +4,10 @@ Only pairs the victim gets right are attacked. Each round generates the natural-
 candidates of the current hypothesis, ranks them by fluency and queries the victim in rank
 order until its prediction differs from the setup's target label. When a round's list is
 exhausted, the next round starts from the queried candidate with the lowest target-label
-probability. A round also ends early (``paused``) once ``settings.round_patience`` asks in a row
+probability. A round also ends early (``paused``) once ``search.round_patience`` asks in a row
 have not lowered that probability: the next round starts from the lowest so far, and the round's
 other candidates are asked at the next dead end (before a backtrack). The search stops at
-success, when no candidate is left, or at ``settings.query_budget`` queries (the original pair
+success, when no candidate is left, or at ``search.query_budget`` queries (the original pair
 counts as one).
 
 The relation between the ORIGINAL hypothesis and the current one is composed across rounds
@@ -22,198 +22,43 @@ tallies what each constraint dropped in the round's ``rejected``.
 
 from __future__ import annotations
 
-import enum
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from dataclasses import dataclass
 
-from engine.attack.recipe import AttackRecipe
-from engine.attack.round import ask_reason, candidate_round
-from engine.constraints.chain import ConstraintChain
+from engine.attack.build import Attack
+from engine.attack.results import AttackResult, DerivationStep, Query, Round, RoundOutcome
+from engine.attack.round import RoundStart, ask_reason, candidate_round
 from engine.core.errors import InputError
-from engine.core.settings import DEFAULT_SETTINGS, Settings
-from engine.core.vocab import LABELS, AttackStatus, NLILabel
-from engine.edits.candidates import generate_candidates
-from engine.edits.operators import EditOperator
-from engine.edits.records import Candidate, FillIn
-from engine.lexicon.senses import SenseChooser, build_sense_chooser
-from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
+from engine.core.settings import SearchSection
+from engine.core.vocab import AttackStatus, NLILabel
+from engine.data.readers import NLIPair
+from engine.edits.records import Candidate
+from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.projectivity import Polarity
-from engine.natlog.relations import RELATION_ORDER, Relation, join_sets, relation_symbols
+from engine.natlog.relations import RELATION_ORDER, Relation, join_sets
 from engine.natlog.setups import Setup
-from engine.natlog.verifier import SelfCheck, self_check
 from engine.parse import ParsedSentence, parse, validate_premise, validate_text
 from engine.parse.completeness import incomplete_reason
-from engine.ranking.fill_in import build_fill_in
-from engine.ranking.scoring import CausalLMScorer, Scorer, build_scorer
-from engine.store.records import AttackRecord
-from engine.validity.estimate import ValidityEstimate, ValidityGate
+from engine.validity.estimate import ValidityEstimate
 from engine.validity.features import ValidityInput
+from engine.verify.verifier import SelfCheck, self_check
 from engine.victim.model import Prediction, QueryCounter, Victim
 
-Generator = Callable[..., list[Candidate]]
 PREFETCH = 8
 SKIP_REASON = "victim already wrong"
 INCOMPLETE_REASON = "hypothesis is not a complete sentence"
 SOURCE_CHECKS = ("complete", "off")
 
 
-class RoundOutcome(enum.StrEnum):
-    """How a round ended."""
-
-    SUCCESS = "success"  # a queried candidate left the target label
-    EXHAUSTED = "exhausted"  # every ranked candidate asked; the next round starts from the best
-    # ``round_patience`` asks in a row did not lower the round's best target probability: the next
-    # round starts from the best, and the round's other candidates wait for a dead end
-    PAUSED = "paused"
-    BUDGET = "budget"  # the query budget is spent
-    NO_CANDIDATES = "no-candidates"  # nothing left to ask
-    BELOW_VALIDITY = "below-validity"  # candidates there were, but every one's validity estimate was under min_validity
-    UNPARSABLE = "unparsable"  # the current hypothesis could not be parsed
-
-
-@dataclass(frozen=True)
-class Query:
-    """One candidate put to the victim: its prediction and whether it cost a query."""
-
-    text: str
-    prediction: Prediction
-    counted: bool
-    queries_so_far: int
-
-
-@dataclass(frozen=True)
-class Round:
-    """One round of the search, from ``hypothesis`` (whose relation to H is ``composed``)."""
-
-    index: int
-    hypothesis: str
-    composed: frozenset[Relation]
-    allowed: frozenset[Relation]
-    candidates: tuple[Candidate, ...]
-    rejected: dict[str, int]
-    revisited: int
-    queried: tuple[Query, ...]
-    outcome: RoundOutcome
-    chosen: int | None
-    seconds: float
-    rejected_by_operator: dict[str, dict[str, int]] = field(default_factory=dict)
-    #: The polarity mark of each ranked candidate's edit site (as :func:`edit_polarity`).
-    polarities: tuple[str, ...] = ()
-    #: Where the search goes on after a round that led nowhere (``max_backtracks``): the candidate
-    #: of an earlier round it resumes from; None when it goes on from the chosen one or stops.
-    resumed: str | None = None
-    #: When the search goes on with the candidates a paused round did not ask: that round's index.
-    back_to: int | None = None
-    #: Why each asked candidate was asked where it was (:func:`engine.attack.round.ask_reason`).
-    reasons: tuple[str, ...] = ()
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "round": self.index, "hypothesis": self.hypothesis, "resumed": self.resumed,
-            **({"back_to": self.back_to} if self.back_to is not None else {}),
-            "composed": relation_symbols(self.composed), "allowed": relation_symbols(self.allowed),
-            "ranked": len(self.candidates), "rejected": dict(self.rejected),
-            "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
-            "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
-            "seconds": round(self.seconds, 3),
-            "queried": [
-                {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far,
-                 **({"polarity": self.polarities[k]} if k < len(self.polarities) else {}),
-                 **({"why": self.reasons[k]} if k < len(self.reasons) else {})}
-                for k, (c, q) in enumerate(zip(self.candidates, self.queried))
-            ],
-        }
-
-
-@dataclass(frozen=True)
-class DerivationStep:
-    """One edit on the path H -> H*: the candidate, its edit polarity, and H's relation to it."""
-
-    round: int
-    source: str
-    candidate: Candidate
-    polarity: str
-    composed: frozenset[Relation]
-
-    def to_json(self) -> dict[str, object]:
-        return {"round": self.round, "from": self.source, **self.candidate.to_json(),
-                "polarity": self.polarity, "composed": relation_symbols(self.composed)}
-
-
-@dataclass(frozen=True)
-class AttackResult:
-    """The outcome of attacking one pair, with its full trace.
-
-    ``status`` is ``success``, ``failed`` (``reason``: ``budget``, ``no-candidates`` or
-    ``unparsable: ...``) or
-    ``skipped`` (the victim was already wrong on the original pair).
-    """
-
-    premise: str
-    hypothesis: str
-    gold_label: NLILabel
-    setup: str
-    target_label: NLILabel
-    status: AttackStatus
-    reason: str
-    original: Prediction
-    adversarial: Prediction | None
-    adversarial_hypothesis: str | None
-    relation: frozenset[Relation]
-    derivation: tuple[DerivationStep, ...]
-    rounds: tuple[Round, ...]
-    queries: int
-    cache_hits: int
-    perplexity: float | None
-    seconds: float
-    # verify(H, H*) for a success: does the project's own logic re-derive the setup's relation?
-    self_check: SelfCheck | None = None
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "premise": self.premise, "hypothesis": self.hypothesis, "gold_label": self.gold_label,
-            "setup": self.setup, "target_label": self.target_label, "status": self.status,
-            "reason": self.reason, "original": self.original.to_json(),
-            "adversarial": self.adversarial.to_json() if self.adversarial else None,
-            "adversarial_hypothesis": self.adversarial_hypothesis, "relation": relation_symbols(self.relation),
-            "derivation": [s.to_json() for s in self.derivation],
-            "rounds": [r.to_json() for r in self.rounds], "queries": self.queries,
-            "cache_hits": self.cache_hits, "perplexity": self.perplexity, "seconds": round(self.seconds, 3),
-            "self_check": self.self_check.to_json() if self.self_check else None,
-        }
-
-    def to_record(self, pair_index: int, started: datetime, finished: datetime) -> AttackRecord:
-        """The store's record of this attack."""
-        won = self.status is AttackStatus.SUCCESS
-        return AttackRecord(
-            pair_index=pair_index, premise=self.premise, hypothesis=self.hypothesis,
-            gold_label=self.gold_label, status=self.status, source_label=self.gold_label,
-            target_label=self.target_label, original_prediction=self.original.label,
-            original_probabilities=dict(zip(LABELS, self.original.probs)),
-            adversarial_hypothesis=self.adversarial_hypothesis if won else None,
-            adversarial_prediction=self.adversarial.label if won and self.adversarial else None,
-            adversarial_probabilities=dict(zip(LABELS, self.adversarial.probs)) if won and self.adversarial else None,
-            queries=self.queries, cache_hits=self.cache_hits, perplexity=self.perplexity,
-            operators=tuple(s.candidate.operator for s in self.derivation) if won else (),
-            polarity="".join(s.polarity for s in self.derivation) if won else None,
-            derivation=[s.to_json() for s in self.derivation] if won else None,
-            trace={"reason": self.reason, "relation": relation_symbols(self.relation),
-                   "rounds": [r.to_json() for r in self.rounds], "seconds": round(self.seconds, 3),
-                   **({"self_check": self.self_check.to_json()} if self.self_check else {})},
-            started_at=started, finished_at=finished,
-        )
-
-
-def source_cut(parsed: ParsedSentence | None, settings: Settings) -> str | None:
-    """Why H (``parsed``) is not attacked as a sentence (``settings.source_check``), or ``None``.
+def source_cut(parsed: ParsedSentence | None, search: SearchSection) -> str | None:
+    """Why H (``parsed``) is not attacked as a sentence (``search.source_check``), or ``None``.
 
     ``complete`` (the default) skips a hypothesis cut off mid-sentence (see
     :mod:`engine.parse.completeness`); ``off`` attacks every hypothesis as it is. An unparsable H
     (``None``) is left to the first round, which reports it.
     """
-    mode = settings.source_check
+    mode = search.source_check
     if mode not in SOURCE_CHECKS:
         raise InputError(f"unknown source_check {mode!r}; use one of: {', '.join(SOURCE_CHECKS)}")
     if mode == "off" or parsed is None:
@@ -280,34 +125,38 @@ class _Untried:
     candidate: Candidate
 
 
-class AttackSearch:
-    """The search on one pair, one round per :meth:`step`; the original pair is queried at once."""
+@dataclass(frozen=True)
+class Target:
+    """One pair to attack and the setup it is attacked in (the pair's label must be the setup's
+    source label: an InputError otherwise)."""
 
-    def __init__(
-        self, premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim, *,
-        scorer: Scorer, settings: Settings | None = None, fill_in: FillIn | None = None,
-        ppl_scorer: Scorer | None = None, generate: Generator = generate_candidates,
-        chain: ConstraintChain | None = None, senses: SenseChooser | None = None,
-        gate: ValidityGate | None = None, operators: Sequence[EditOperator] | None = None,
-    ) -> None:
-        gold_label = NLILabel.parse(gold_label, "the pair's label")
-        if gold_label != setup.source_label:
-            raise InputError(
-                f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {gold_label!r}"
-            )
-        self.settings = settings or DEFAULT_SETTINGS
-        premise = validate_premise(premise, self.settings.max_chars)
-        hypothesis = validate_text(hypothesis, self.settings.max_chars)
-        self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, gold_label, setup
-        self.victim, self.scorer, self.fill_in, self.generate = victim, scorer, fill_in, generate
-        self.chain = chain or ConstraintChain.default(self.settings)
-        #: The edit operators asked (None: those the settings leave on, as ``generate`` chooses them).
-        self.operators = tuple(operators) if operators is not None else None
-        if gate is not None:
-            # The search follows its own settings (what its run's recipe records), not the tools' defaults.
-            gate = gate.for_settings(self.settings)
-        self.senses, self.gate = senses, gate
-        self.ppl_scorer = ppl_scorer or scorer
+    premise: str
+    hypothesis: str
+    gold_label: NLILabel
+    setup: Setup
+
+    @classmethod
+    def of(cls, premise: str, hypothesis: str, gold_label: str, setup: Setup) -> Target:
+        label = NLILabel.parse(gold_label, "the pair's label")
+        if label != setup.source_label:
+            raise InputError(f"setup {setup.name} attacks {setup.source_label} pairs; this pair is labelled {label!r}")
+        return cls(premise, hypothesis, label, setup)
+
+    @classmethod
+    def of_pair(cls, pair: NLIPair, setup: Setup) -> Target:
+        return cls.of(pair.premise, pair.hypothesis, pair.label, setup)
+
+
+class AttackSearch:
+    """The search of ``attack`` on one pair (``target``), one round per :meth:`step`; the original
+    pair is asked at once."""
+
+    def __init__(self, attack: Attack, target: Target, victim: Victim) -> None:
+        self.attack, self.settings, self.search = attack, attack.settings, attack.search
+        premise = validate_premise(target.premise, self.search.max_chars)
+        hypothesis = validate_text(target.hypothesis, self.search.max_chars)
+        self.premise, self.hypothesis, self.gold_label, self.setup = premise, hypothesis, target.gold_label, target.setup
+        self.victim, self.scorer, self.gate = victim, attack.ranker.scorer, attack.ranker.gate
         self._perplexity: float | None = None
         self._h_score: float | None = None
         self.counter: QueryCounter = victim.counter()
@@ -322,7 +171,7 @@ class AttackSearch:
         self._success: Prediction | None = None
         self._progress: Callable[[str, float], None] = lambda what, fraction: None
         self._self_check: SelfCheck | None = None
-        self._skipped = self.original.label != gold_label
+        self._skipped = self.original.label != self.gold_label
         self._reason = SKIP_REASON if self._skipped else ""
         # H is parsed once: for the source check here, and again by the first round.
         self._parsed_h: ParsedSentence | None = None
@@ -331,7 +180,7 @@ class AttackSearch:
                 self._parsed_h = parse(hypothesis, settings=self.settings)
             except InputError:
                 pass  # the first round reports it
-            cut = source_cut(self._parsed_h, self.settings)
+            cut = source_cut(self._parsed_h, self.search)
             if cut is not None:
                 self._skipped, self._reason = True, f"{INCOMPLETE_REASON}: {cut}"
 
@@ -341,7 +190,7 @@ class AttackSearch:
 
     @property
     def budget_left(self) -> int:
-        return self.settings.query_budget - self.counter.queries
+        return self.search.query_budget - self.counter.queries
 
     def step(self, progress: Callable[[str, float], None] | None = None) -> Round:
         """Run one round: generate, check (the constraint chain), rank, then query in rank order.
@@ -356,8 +205,7 @@ class AttackSearch:
         allowed = allowed_next(start_composed, setup)
         try:
             parsed = self._parsed_h if start == self.hypothesis and self._parsed_h is not None else None
-            polarized = polarize(parsed or parse(start, settings=self.settings),
-                                 conventions=Conventions.of(self.settings))
+            polarized = polarize(parsed or parse(start, settings=self.settings), conventions=self.attack.reading)
         except InputError as exc:
             self._reason = f"unparsable: {exc}"
             result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), {}, 0, (),
@@ -374,13 +222,11 @@ class AttackSearch:
             rejected, by_operator, before_gate, revisited = {}, {}, len(ranked), 0
         else:
             self._progress("generating, checking and ranking candidates", 0.05)
-            found = candidate_round(
-                polarized, setup, allowed, settings=self.settings, scorer=self.scorer, chain=self.chain,
-                premise=self.premise, hypothesis=self.hypothesis, reference=self._reference(), gate=self.gate,
-                fill_in=self.fill_in, senses=self.senses, operators=self.operators, generate=self.generate,
-                alternated=state.alternated, seen=state.seen, composed=start_composed, edits=len(state.derivation),
-                operators_so_far=[s.candidate.operator for s in state.derivation],
-            )
+            found = candidate_round(self.attack, RoundStart(
+                polarized, setup, self.hypothesis, self.premise, self._reference(), allowed, start_composed,
+                tuple(s.candidate.operator for s in state.derivation), frozenset(state.alternated),
+                frozenset(state.seen),
+            ))
             state.seen.update(c.text for c in found.ranked)
             ranked, rejected, by_operator = list(found.kept), found.rejected, found.by_operator
             estimates, before_gate, revisited = found.estimates, len(found.ranked), found.revisited
@@ -425,7 +271,7 @@ class AttackSearch:
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
             resumed=resumed, back_to=back_to,
-            reasons=tuple(ask_reason(c, polarized, self.settings, self.gate.natural_floor if self.gate else 0.0)
+            reasons=tuple(ask_reason(c, polarized, self.search, self.attack.ranker.natural_floor)
                           for c in ranked[:len(queried)]),
         )
         self.rounds.append(result)
@@ -456,7 +302,7 @@ class AttackSearch:
     def _remember(self, here: _RoundStart, ranked: Sequence[Candidate], queried: Sequence[Query],
                   chosen: int | None) -> None:
         """Keep the asked candidates the search does not follow, for a backtrack."""
-        if self.settings.max_backtracks <= 0:
+        if self.search.max_backtracks <= 0:
             return
         target = self.setup.target_label
         for k, query in enumerate(queried):
@@ -475,7 +321,7 @@ class AttackSearch:
     def _backtrack(self) -> str | None:
         """Resume from the best candidate asked but not followed (lowest target probability, the
         earliest on a tie), if ``max_backtracks`` allows one more; its text, or None."""
-        if self._backtracks >= self.settings.max_backtracks or not self._untried:
+        if self._backtracks >= self.search.max_backtracks or not self._untried:
             return None
         best = min(self._untried, key=lambda u: (u.target_prob, u.order))
         self._untried.remove(best)
@@ -486,11 +332,11 @@ class AttackSearch:
 
     def _query(self, ranked: Sequence[Candidate]) -> tuple[list[Query], bool]:
         """Query in rank order until the prediction leaves the target label or the budget is spent;
-        after the first success, ``settings.success_pool`` more candidates of the round are asked (with
+        after the first success, ``search.success_pool`` more candidates of the round are asked (with
         a validity gate: the round's success then is the asked one most likely valid). The queries,
-        and whether the round paused: ``settings.round_patience`` asks in a row (cache hits too) left
+        and whether the round paused: ``search.round_patience`` asks in a row (cache hits too) left
         the round's lowest target probability where it was, with candidates still to ask, or (with
-        ``settings.last_resort_waits``) the next candidate is a last resort after natural ones.
+        ``search.last_resort_waits``) the next candidate is a last resort after natural ones.
 
         On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
         batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
@@ -500,8 +346,8 @@ class AttackSearch:
         out: list[Query] = []
         target = self.setup.target_label
         window = PREFETCH
-        pool = self.settings.success_pool if self.gate is not None else 0
-        patience = self.settings.round_patience
+        pool = self.search.success_pool if self.gate is not None else 0
+        patience = self.search.round_patience
         stop = len(ranked)
         best, best_at = 2.0, 0
         for k, candidate in enumerate(ranked):
@@ -510,7 +356,7 @@ class AttackSearch:
             self._progress(f"asking the victim: candidate {k + 1} of {len(ranked)}", 0.5 + 0.5 * k / max(len(ranked), 1))
             if patience > 0 and self._success is None and k - best_at > patience:
                 return out, True
-            if (self.settings.last_resort_waits and self._success is None and k > 0 and self.gate is not None
+            if (self.search.last_resort_waits and self._success is None and k > 0 and self.gate is not None
                     and self.gate.last_resort(candidate) and not self.gate.last_resort(ranked[k - 1])):
                 # The round's natural candidates are spent: its last resorts wait for a dead end, as the
                 # rest of a paused round, and the search goes on from the best natural candidate.
@@ -549,7 +395,7 @@ class AttackSearch:
     def _hstar_perplexity(self, hstar: str | None) -> float | None:
         """Causal-LM perplexity of the final H*, scored once."""
         if hstar is not None and self._perplexity is None:
-            self._perplexity = self.ppl_scorer.score([hstar])[0]
+            self._perplexity = self.attack.ranker.perplexity.score([hstar])[0]
         return self._perplexity if hstar is not None else None
 
     def run(self) -> "AttackResult":
@@ -578,69 +424,11 @@ class AttackSearch:
         )
 
 
-@dataclass(frozen=True)
-class AttackTools:
-    """What an attack uses besides the victim: ranking scorer, perplexity scorer, AltLM, generator,
-    and the word-sense chooser."""
-
-    scorer: Scorer
-    ppl_scorer: Scorer
-    fill_in: FillIn | None
-    generate: Generator = generate_candidates
-    senses: SenseChooser | None = None
-    gate: ValidityGate | None = None
-
-    @classmethod
-    def build(cls, settings: Settings, alt_lm: bool | None = None) -> "AttackTools":
-        """The configured scorer (``settings.scorer``, ``settings.lm_dtype``), causal-LM perplexity
-        in float32 (the reported PPL does not depend on the ranking's precision), AltLM if wanted,
-        the word-sense chooser ``settings.wsd`` names, and the validity gate
-        (``settings.validity_estimate``, over the float32 causal LM and the sentence encoder).
-
-        The parser and WordNet load here too, so that a first attack (or the stepper's first
-        step) does not pay for them: every attack parses H and reads WordNet."""
-        from engine.core.wordnet import wordnet
-        from engine.parse import configured_parser
-        from engine.ranking.models import load_sentence_encoder
-
-        configured_parser(settings)
-        wordnet(settings)
-        scorer = build_scorer(settings)
-        ppl = build_scorer(settings, "causal", dtype="float32")
-        fill_in = build_fill_in(with_alt_lm(settings, alt_lm), scorer)
-        assert isinstance(ppl, CausalLMScorer)
-        gate = ValidityGate.build(settings, ppl, load_sentence_encoder(settings))
-        return cls(scorer, ppl, fill_in, senses=build_sense_chooser(settings), gate=gate)
+def start_search(attack: Attack, target: Target, victim: Victim) -> AttackSearch:
+    """A new search of ``attack`` on ``target`` (the original pair is asked now)."""
+    return AttackSearch(attack, target, victim)
 
 
-def with_alt_lm(settings: Settings, wanted: bool | None) -> Settings:
-    """Settings whose ``alt_lm`` follows a user's choice: None keeps the configured back-end
-    (``none`` by default), True turns AltLM on (``offline`` unless one is configured), False off."""
-    if wanted is None:
-        return settings
-    if not wanted:
-        return settings.with_overrides(alt_lm="none")
-    return settings if settings.alt_lm != "none" else settings.with_overrides(alt_lm="offline")
-
-
-def start_search(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
-                 tools: AttackTools, settings: Settings | None = None,
-                 recipe: AttackRecipe | None = None) -> AttackSearch:
-    """A new search on one pair (the original pair is queried now). With a ``recipe``, its operators
-    and constraint chain run, in its order and with its parameters, under ``settings`` with the
-    recipe applied; without, those the settings describe."""
-    operators: tuple[EditOperator, ...] | None = None
-    chain: ConstraintChain | None = None
-    if recipe is not None:
-        settings = recipe.apply(settings or DEFAULT_SETTINGS)
-        operators, chain = recipe.build_operators(), recipe.build_chain()
-    return AttackSearch(premise, hypothesis, gold_label, setup, victim, scorer=tools.scorer, settings=settings,
-                        fill_in=tools.fill_in, ppl_scorer=tools.ppl_scorer, generate=tools.generate,
-                        senses=tools.senses, gate=tools.gate, operators=operators, chain=chain)
-
-
-def attack_pair(premise: str, hypothesis: str, gold_label: str, setup: Setup, victim: Victim,
-                tools: AttackTools, settings: Settings | None = None,
-                recipe: AttackRecipe | None = None) -> AttackResult:
-    """Attack one pair to the end (with ``recipe``: as :func:`start_search` runs it)."""
-    return start_search(premise, hypothesis, gold_label, setup, victim, tools, settings, recipe).run()
+def attack_pair(attack: Attack, target: Target, victim: Victim) -> AttackResult:
+    """Attack one pair to the end."""
+    return AttackSearch(attack, target, victim).run()

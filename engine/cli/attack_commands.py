@@ -8,8 +8,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from engine.attack.build import Resources, build
 from engine.attack.recipe import AttackRecipe, load_recipe, recipe_names
-from engine.attack.search import AttackResult, AttackTools, attack_pair
+from engine.attack.results import AttackResult
+from engine.attack.search import Target, attack_pair
 from engine.constraints.chain import describe_rejected
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
@@ -21,7 +23,7 @@ from engine.parse import validate_premise, validate_text
 from engine.ranking.scoring import SCORERS
 from engine.reports.metrics import run_metrics
 from engine.reports.tables import format_table, record_table
-from engine.runs.runner import default_run_name, run_attacks, start_run
+from engine.runs.runner import RunSpec, VictimInfo, default_run_name, run_attacks, start_run
 from engine.runs.worker import run_worker, worker_running
 from engine.store import jobs
 from engine.store.identity import describe_differences, differences
@@ -74,7 +76,8 @@ def _attack_options(p: argparse.ArgumentParser) -> None:
                    help=f"the attack recipe: {', '.join(recipe_names())}, or a TOML file (engine recipe NAME --out "
                         "FILE writes one); default: a resumed run's stored recipe, else 'default'. "
                         "--budget, --top, --scorer and --alt-lm change it")
-    p.add_argument("--victim", default=None, help="'offline' (from train-victim), a model folder or hub id")
+    p.add_argument("--victim", default=None,
+                   help="'offline' (from train-victim), a model folder, a hub id or an http(s):// endpoint (docs/victims.md)")
     p.add_argument("--label-map", default=None, help="victim output order, e.g. entailment,neutral,contradiction")
     p.add_argument("--budget", type=int, default=None, help="query budget per pair (default: settings, 500)")
     p.add_argument("--top", type=int, default=None, help="candidates kept per round (default: settings.top_k)")
@@ -84,9 +87,9 @@ def _attack_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-alt-lm", dest="alt_lm", action="store_false", help="leave out the AltLM operator")
 
 
-def _recipe(args: argparse.Namespace, settings: Settings, stored: Mapping[str, Any] | None = None) -> AttackRecipe:
-    """The recipe an attack command runs: ``--recipe``, else a resumed run's ``stored`` recipe, else
-    ``default``; with ``--budget``, ``--top``, ``--scorer`` and ``--alt-lm`` applied."""
+def recipe_from_args(args: argparse.Namespace, settings: Settings, stored: Mapping[str, Any] | None = None) -> AttackRecipe:
+    """The recipe an attack (or ``candidates``) command runs: ``--recipe``, else a resumed run's
+    ``stored`` recipe, else ``default``; with ``--budget``, ``--top``, ``--scorer`` and ``--alt-lm`` applied."""
     if args.recipe is None and stored is not None and "format" in stored:
         recipe = AttackRecipe.from_json(stored, settings, f"run {args.run_name!r}'s stored recipe")
     else:
@@ -129,34 +132,26 @@ def cmd_attack(args: argparse.Namespace) -> int:
     with RunStore.open(args.db or settings.db_path) as store:
         args.run_name = name
         stored = _stored_recipe(store, name)
-        recipe = _recipe(args, settings, stored).for_data(args.data, args.format)
+        recipe = recipe_from_args(args, settings, stored).for_data(args.data, args.format)
         if args.recipe is None and stored is not None and "format" in stored:
-            _say_what_a_resume_keeps(name, recipe, _recipe(args, settings).for_data(args.data, args.format))
-        settings = recipe.apply(settings)
+            _say_what_a_resume_keeps(name, recipe, recipe_from_args(args, settings).for_data(args.data, args.format))
         print(f"recipe {recipe.name} ({recipe.hash}): {len(recipe.operators)} operators, "
               f"constraints {', '.join(s.name for s in recipe.constraints) or 'none'}")
+        spec = RunSpec(name, args.data, args.format, setup, victim_name, limit=args.limit, seed=args.seed,
+                       split=args.split, include_trained=args.include_trained)
+        resources = Resources.of(settings)
         # The run's identity is checked before any model loads: a resume with another recipe stops at once.
         location = victim_location(victim_name, settings)
-        start_run(store, name, args.data, args.format, setup, victim_name, location,
-                  victim_labels(location, args.label_map), settings, recipe,
-                  limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained)
+        start_run(store, spec, recipe, resources, VictimInfo(location, victim_labels(location, args.label_map)), pairs)
+        attack = build(recipe, resources)
         if distributed:
-            from engine.runs.distributed import run_attacks_distributed
+            from engine.runs.distributed import RayOptions, run_attacks_distributed
 
-            report = run_attacks_distributed(
-                store, name, args.data, args.format, setup, victim_name, settings, workers=args.workers or 2,
-                address=args.ray_address, label_map=args.label_map, limit=args.limit,
-                seed=args.seed, split=args.split, pairs=pairs, gpus_per_worker=args.gpus_per_worker,
-                include_trained=args.include_trained, recipe=recipe,
-            )
+            options = RayOptions(args.workers or 2, args.ray_address, args.gpus_per_worker, args.label_map)
+            report = run_attacks_distributed(store, spec, attack, options, pairs=pairs)
         else:
-            victim = load_victim(victim_name, args.label_map, settings)
-            tools = AttackTools.build(settings)
-            report = run_attacks(
-                store, name, args.data, args.format, setup, victim_name, victim, tools, settings,
-                limit=args.limit, seed=args.seed, split=args.split, pairs=pairs, include_trained=args.include_trained,
-                recipe=recipe,
-            )
+            victim = load_victim(victim_name, args.label_map, settings=settings)
+            report = run_attacks(store, spec, attack, victim, pairs=pairs)
         left_out = report.run.config.get("data", {}).get("trained_pairs_left_out", 0)
         if left_out:
             print(f"left out {left_out} pairs the victim trained on (--include-trained attacks them)")
@@ -170,7 +165,7 @@ def cmd_attack(args: argparse.Namespace) -> int:
 def cmd_worker(args: argparse.Namespace) -> int:
     settings = get_settings()
     db = Path(args.db or settings.db_path)
-    ran = run_worker(db, settings)
+    ran = run_worker(db, Resources.of(settings))
     print(f"worker: {ran} job(s) run" if ran or not worker_running(db) else "worker: another worker is running")
     return 0
 
@@ -206,14 +201,14 @@ def _print_result(result: AttackResult) -> None:
 
 
 def cmd_attack_one(args: argparse.Namespace) -> int:
-    recipe = _recipe(args, get_settings())
-    settings = recipe.apply(get_settings())
+    settings = get_settings()
+    recipe = recipe_from_args(args, settings)
     setup = get_setup(args.setup)
-    validate_premise(args.premise, settings.max_chars)  # fail before loading any model
-    validate_text(args.hypothesis, settings.max_chars)
-    victim = load_victim(args.victim or settings.victim, args.label_map, settings)
-    tools = AttackTools.build(settings)
-    result = attack_pair(args.premise, args.hypothesis, args.label, setup, victim, tools, settings, recipe)
+    target = Target.of(args.premise, args.hypothesis, args.label, setup)
+    validate_premise(args.premise, recipe.search.max_chars)  # fail before loading any model
+    validate_text(args.hypothesis, recipe.search.max_chars)
+    victim = load_victim(args.victim or settings.victim, args.label_map, settings=settings)
+    result = attack_pair(build(recipe, Resources.of(settings)), target, victim)
     if args.json:
         print(json.dumps(result.to_json(), ensure_ascii=False, indent=1))
     else:

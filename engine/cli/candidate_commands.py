@@ -10,21 +10,22 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from engine.attack.build import Resources, build
+from engine.attack.recipe import recipe_names
 from engine.attack.round import no_candidate_reason, propose
-from engine.attack.search import with_alt_lm
-from engine.constraints.chain import describe_rejected, registered_constraints
+from engine.cli.attack_commands import recipe_from_args
+from engine.constraints import describe_rejected, registered_constraints
 from engine.core.errors import InputError
 from engine.core.settings import Settings, get_settings
 from engine.data.readers import FORMATS, read_pairs
 from engine.edits.operators import registered_operators, select_operators
 from engine.lexicon import pp_inventory
 from engine.lexicon import relatives as lexicon
-from engine.natlog.polarity import Conventions, polarize
+from engine.natlog.polarity import polarize
 from engine.natlog.relations import format_relations
 from engine.natlog.setups import Setup, get_setup, setups_for_label
 from engine.parse import ParsedSentence, parse, validate_premise
-from engine.ranking.fill_in import build_fill_in
-from engine.ranking.scoring import SCORERS, build_scorer
+from engine.ranking.scoring import SCORERS
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -33,7 +34,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--hypothesis", required=True)
     c.add_argument("--label", required=True, help="gold label: entailment, neutral or contradiction")
     c.add_argument("--setup", default=None, help="E2E, C2C, N2N, E2C, E2N or C2E (default: all for the label)")
-    c.add_argument("--top", type=int, default=None, help="keep the best N per setup (default: settings.top_k)")
+    c.add_argument("--recipe", default=None, metavar="NAME|FILE",
+                   help=f"the attack recipe whose first round is listed ({', '.join(recipe_names())}, or a TOML file; "
+                        "default: default)")
+    c.add_argument("--top", type=int, default=None, help="keep the best N per setup (default: the recipe's top_k)")
     c.add_argument("--scorer", choices=SCORERS, default=None, help="fluency scorer (default: settings.scorer)")
     c.add_argument("--alt-lm", dest="alt_lm", action="store_true", default=None, help="use the AltLM operator")
     c.add_argument("--no-alt-lm", dest="alt_lm", action="store_false", help="skip the AltLM operator")
@@ -69,13 +73,13 @@ def cmd_candidates(args: argparse.Namespace) -> int:
     settings = get_settings()
     if args.top is not None and args.top < 1:
         raise InputError("--top must be at least 1")
-    validate_premise(args.premise, settings.max_chars)
+    recipe = recipe_from_args(args, settings)
+    validate_premise(args.premise, recipe.search.max_chars)
     setups = _setups(args.label, args.setup)
-    polarized = polarize(parse(args.hypothesis, settings=settings), conventions=Conventions.of(settings))
-    scorer = build_scorer(settings, args.scorer)
-    fill_in = build_fill_in(with_alt_lm(settings, args.alt_lm), scorer)
-    proposals = propose(polarized, setups, scorer, premise=args.premise, settings=settings, fill_in=fill_in,
-                        top_k=args.top)
+    attack = build(recipe, Resources.of(settings))
+    polarized = polarize(parse(args.hypothesis, settings=attack.settings), conventions=attack.reading)
+    # The search's first round: the same pipeline, the same order, each with its validity estimate.
+    proposals = propose(attack, polarized, setups, args.premise)
     if args.json:
         print(json.dumps([c.to_json() for p in proposals for c in p.candidates], ensure_ascii=False, indent=1))
         return 0
@@ -86,7 +90,7 @@ def cmd_candidates(args: argparse.Namespace) -> int:
         print(f"\n{setup.name} ({setup.source_label} -> {setup.target_label}): {proposal.generated} generated, "
               f"{dropped}; {len(rows)} ranked")
         if not rows:
-            print(f"   {no_candidate_reason(polarized, proposal, settings=settings, premise=args.premise)}")
+            print(f"   {no_candidate_reason(attack, polarized, proposal, args.premise)}")
         for n, c in enumerate(rows, start=1):
             relation = f"{c.lexical_relation.symbol}->{c.relation.symbol}"
             print(f"{n:>4}  {c.score:9.2f}  {c.operator:<14} {relation}  {c.text}")

@@ -20,9 +20,9 @@ from engine.natlog.triggers import (
     Conventions,
     indefinite_reading,
 )
-from engine.natlog.verifier import verify
 from engine.parse import PARSERS, parse
 from engine.reports.tables import spreadsheet_safe
+from engine.verify.verifier import verify
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -91,15 +91,15 @@ VERDICTS = ("re-derived", "unknown", "fails")
 
 def cmd_verify_run(args: argparse.Namespace) -> int:
     """Per successful attack of a stored run, whether natural logic licenses H -> H* in the run's
-    setup (:func:`engine.natlog.verifier.self_check`): re-derived, unknown (no licensed relation for some
+    setup (:func:`engine.verify.verifier.self_check`): re-derived, unknown (no licensed relation for some
     edit: the studio cannot vouch for it), or fails (it derives a relation outside the setup's)."""
     import csv
 
     from engine.core.vocab import AttackStatus
     from engine.natlog.setups import get_setup
-    from engine.natlog.verifier import self_check
     from engine.reports.tables import format_table
     from engine.store.store import RunStore
+    from engine.verify.verifier import self_check
 
     settings = get_settings()
     db = args.db or settings.db_path

@@ -51,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: generate --n items with --seed)")
     r.add_argument("--n", type=int, default=600)
     r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--victim", default=None, help="'offline', a model folder or hub id (default: settings.victim)")
+    r.add_argument("--victim", default=None, help="'offline', a model folder, a hub id or an http(s):// endpoint (default: settings.victim)")
     r.add_argument("--label-map", default=None, help="victim output order, e.g. entailment,neutral,contradiction")
     r.add_argument("--db", type=Path, default=None, help="SQLite store (default: settings.db_path)")
     r.add_argument("--run-name", default=None, help="probe run name (default: SUITE-VICTIM-DATA); the same name resumes")
@@ -89,7 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="original benchmark (default: settings.shared_data_dir/snli_test.tsv, TEST half)")
     t.add_argument("--original-split", default="TEST")
     t.add_argument("--original-limit", type=int, default=500)
-    t.add_argument("--victim", default=None, help="'offline', a model folder or hub id (default: settings.victim)")
+    t.add_argument("--victim", default=None, help="'offline', a model folder, a hub id or an http(s):// endpoint (default: settings.victim)")
     t.add_argument("--label-map", default=None)
     t.add_argument("--epochs", type=float, default=InoculationSettings.epochs)
     t.add_argument("--learning-rate", type=float, default=InoculationSettings.learning_rate)
@@ -117,7 +117,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     suite = get_suite(args.suite)
     items = load_suite_items(suite, args.data, args.n, args.seed, settings)
     victim_name = args.victim or settings.victim
-    victim = load_victim(victim_name, args.label_map, settings)
+    victim = load_victim(victim_name, args.label_map, settings=settings)
     name = args.run_name or default_probe_run_name(suite.name, victim_name, args.data, args.n, args.seed, items)
     data_path = str(args.data.resolve()) if args.data is not None else f"generated:n={args.n}"
     with RunStore.open(args.db or settings.db_path) as store, \
@@ -168,7 +168,7 @@ def cmd_agreement(args: argparse.Namespace) -> int:
         raise InputError(f"{path}: no such file or folder (give --data)")
     if args.limit is not None and args.limit < 1:
         raise InputError("--limit must be at least 1")
-    result = monotonicity_agreement(path, args.limit, settings)
+    result = monotonicity_agreement(path, args.limit, settings=settings)
     rows = [["all", *_agreement_cells(result["overall"])]]
     rows += [[name, *_agreement_cells(scores)] for name, scores in result["by_fragment"].items()]
     rows += [[f"{edits} edit(s)", *_agreement_cells(scores)] for edits, scores in result["by_edits"].items()]

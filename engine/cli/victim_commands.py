@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     e.add_argument("--split", default=None, help="SICK split, or a hash half (TRAIN/TEST) of other files")
     e.add_argument("--limit", type=int, default=None, help="a seeded sample of N pairs")
     e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--victim", default=None, help="'offline', a model folder or hub id (default: settings.victim)")
+    e.add_argument("--victim", default=None, help="'offline', a model folder, a hub id or an http(s):// endpoint (default: settings.victim)")
     e.add_argument("--label-map", default=None, help="victim output order, e.g. entailment,neutral,contradiction")
     e.set_defaults(func=cmd_evaluate)
 
@@ -66,7 +66,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise InputError(f"{args.data}: no labelled pairs")
     if args.limit is not None and args.limit < len(pairs):
         pairs = random.Random(args.seed).sample(pairs, args.limit)
-    victim = load_victim(args.victim or settings.victim, args.label_map, settings)
+    victim = load_victim(args.victim or settings.victim, args.label_map, settings=settings)
     result = evaluate(victim, pairs)
     print(f"{args.victim or settings.victim} on {args.data.name}: accuracy {result.accuracy:.3f} over {result.pairs} pairs")
     print(format_table(["label", "pairs", "accuracy"],

@@ -82,9 +82,9 @@ ParamValue = int | float | str | bool
 class Configurable:
     """A registered component with constructor parameters (an edit operator, a constraint).
 
-    ``parameters`` names them. Each name is also a settings field, which gives the value of a
-    component built from the settings (:meth:`from_settings`); a recipe gives its own values
-    (:meth:`configured`). The registry holds one instance built with the defaults.
+    ``parameters`` names them; each is a constructor argument whose default is on the class (as
+    spaCy's ``default_config``), and a recipe gives its own values by name (:meth:`configured`). The
+    registry holds one instance built with the defaults.
     """
 
     name: ClassVar[str]
@@ -105,10 +105,6 @@ class Configurable:
         for key, value in values.items():
             merged[key] = _same_type(merged[key], value, f"{what} {self.name}: parameter {key!r}")
         return type(self)(**merged)
-
-    def from_settings(self, settings: object) -> Self:
-        """A new instance whose parameters are the settings fields of the same names."""
-        return self.configured({name: getattr(settings, name) for name in self.parameters})
 
 
 def _same_type(default: ParamValue, value: object, what: str) -> ParamValue:

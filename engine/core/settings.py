@@ -134,17 +134,10 @@ class ModelsSection:
 
 @dataclass(frozen=True)
 class ComponentsSection:
-    """Which edit operators are off, and the defaults of the operators' and constraints' parameters
-    (a recipe gives its own)."""
+    """Which registered edit operators the ``default`` recipe leaves out. The operators' and
+    constraints' parameters are theirs (defaults on each class; a recipe file sets them by name)."""
 
     disabled_operators: str
-    insertions_per_slot: int
-    alt_lm_pool: int
-    alt_lm_top: int
-    max_edits: int
-    fluency_floor: float
-    insertion_cost: float
-    verb_fit_cost: float
 
 
 @dataclass(frozen=True)
@@ -201,14 +194,14 @@ class Settings:
     # probability pauses: the search goes on from its best candidate at once and comes back for
     # the round's other candidates at a dead end, before any backtrack (0: every round asks all
     # of its candidates first, as the paper). 40 lowered C2C's mean QN on three SNLI samples from
-    # 42.1 to 39.1 with HVASR 0.444 -> 0.462 in both passes (docs/validity.md, v37).
+    # 42.1 to 39.1 with HVASR 0.444 -> 0.462 in both passes (bench/validity/LOG.md, v37).
     round_patience: int = 40
     # A round asks its WordNet swaps of a verb after every other candidate it kept (in the same
     # order among themselves). On the blind labels, successful H* that swap a verb are valid 0.52 /
     # 0.50 against 0.81 for other swaps and 0.91 / 0.89 for no swap: a verb hyponym in a sense the
     # reader does not take describes another event, and fools the victim for that reason. Asking
     # them last kept every status and raised HVASR by 5 attacked pairs in both passes over the dev
-    # set and four SNLI/SICK samples (off: the gate's order; docs/validity.md, v38).
+    # set and four SNLI/SICK samples (off: the gate's order; bench/validity/LOG.md, v38).
     verb_swaps_last: bool = True
     # Natural candidates first: the estimate of "valid and natural" (the target label, and English a
     # native speaker could have written: the ``ok`` of the blind labels) that orders each round:
@@ -217,7 +210,7 @@ class Settings:
     # log perplexity - validity_weight * log(natural estimate), and those estimated under
     # ``natural_floor`` (double negations, rare hyponyms) only after every other candidate of the
     # round: nothing is switched off, a pair that only falls to them still falls, last
-    # (docs/validity.md, "Natural candidates first").
+    # (bench/validity/LOG.md, "Natural candidates first").
     natural_estimate: str = "shipped"
     natural_floor: float = 0.1
     # With it, a round whose natural candidates are all asked pauses before its last resorts: the
@@ -232,22 +225,19 @@ class Settings:
     # the one it picked (0, the default: the picked senses only). On WordNet's own examples
     # (bench/wsd.py) the picked sense is right about 0.5 of the time when a rival is within 0.1,
     # and 0.8 beyond. 0.1 raised the valid share of successes but cost HVASR on the dev set and on
-    # SNLI and SICK pairs (it raised it on the monotonicity pairs): docs/validity.md (v30).
+    # SNLI and SICK pairs (it raised it on the monotonicity pairs): bench/validity/LOG.md (v30).
     wsd_margin: float = 0.0
     sentence_encoder: str = "offline"
     min_zipf: float = 2.5
     scorer: str = "causal"
     alt_lm: str = "none"
-    alt_lm_pool: int = 60
-    alt_lm_top: int = 5
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"
-    insertions_per_slot: int = 8
     # Every operator is on by default but the two disjunct edits: on the blind-labelled dev set,
     # switching operators off by type raised the valid share of successes but cut HVASR (valid
-    # successes / attacked pairs) from 0.55 to 0.32 (docs/validity.md). The disjunct edits are
+    # successes / attacked pairs) from 0.55 to 0.32 (bench/validity/LOG.md). The disjunct edits are
     # the exception the issue's rule allows: no validity threshold lifts their H* to 0.75 valid
     # (0.41 and 0.38), and switching them off left HVASR as it was on the dev set and on pairs
-    # with "or" (docs/validity.md, "Conjunct and disjunct edits"). A comma-separated list of
+    # with "or" (bench/validity/LOG.md, "Conjunct and disjunct edits"). A comma-separated list of
     # names switches those off; ``none`` switches none off.
     disabled_operators: str = "DisjunctDeletion,DisjunctInsertion"
     source_check: SourceCheck = "complete"
@@ -258,22 +248,16 @@ class Settings:
     # The reading of an indefinite subject ("A dog is chasing a ball"): existential (MacCartney's
     # strict "some dog"), scene (the entity the premise describes, as SNLI and SICK annotators read
     # captions), or auto: scene for SNLI- and SICK-format data, existential elsewhere and for typed pairs
-    # (chosen from blind labels: docs/validity.md, "The indefinite reading").
+    # (chosen from blind labels: bench/validity/LOG.md, "The indefinite reading").
     indefinite_reading: IndefiniteReading = "auto"
-    max_edits: int = 3
     # The validity estimate (engine/validity): ``shipped`` (engine/validity/estimator.json), ``none``
     # (no gate) or the path of a fitted estimate file. Candidates estimated under ``min_validity`` are
     # not asked; the rest are ordered by log perplexity - validity_weight * log(estimate). Measured on
-    # the dev set (docs/validity.md): every threshold lowered HVASR, the weight raised it, so the
+    # the dev set (docs/validity.md#the-settings): every threshold lowered HVASR, the weight raised it, so the
     # default asks every candidate, likely-valid ones first.
     validity_estimate: str = "shipped"
     min_validity: float = 0.0
     validity_weight: float = 2.0
-    fluency_floor: float = 3.0
-    insertion_cost: float = 3.0
-    # A verb a WordNet swap puts in may make the next three tokens at most this many nats (mean per
-    # token) less likely to the ranking LM than after the verb it replaces (0: off; docs/validity.md).
-    verb_fit_cost: float = 2.0
     torch_threads: int = 0
     # Pages that need the offline victim queue its training when it is missing (``make run`` queues it
     # too); off: they say how to train it.
@@ -333,7 +317,22 @@ _FIELD_TYPES = {f.name: f.type for f in fields(Settings)}
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
+#: Settings that became parameters of a recipe's component (name -> the component that owns it).
+MOVED_TO_RECIPES = {
+    "insertions_per_slot": "operators Insertion, ConjunctInsertion and DisjunctInsertion", "alt_lm_pool": "operator AltLM",
+    "alt_lm_top": "operator AltLM", "max_edits": "constraint max-edits", "fluency_floor": "constraint fluency-floor",
+    "insertion_cost": "constraint insertion-fit", "verb_fit_cost": "constraint verb-fit",
+}
+
+
+def _moved(name: str) -> None:
+    if name in MOVED_TO_RECIPES:
+        raise SettingsError(f"setting {name!r} is a parameter of the {MOVED_TO_RECIPES[name]} now: set it in a recipe "
+                            f"file (`python -m engine recipe default --out FILE`, edit, then --recipe FILE)")
+
+
 def _coerce(name: str, value: object) -> Path | bool | int | float | str:
+    _moved(name)
     if name not in _FIELD_TYPES:
         raise SettingsError(f"unknown setting {name!r}; known: {', '.join(sorted(_FIELD_TYPES))}")
     kind = _FIELD_TYPES[name]
@@ -382,6 +381,7 @@ def _flatten_sections(data: dict[str, object], source: str) -> dict[str, object]
         if key not in SECTION_FIELDS:
             raise SettingsError(f"{source}: [{key}] is not a settings section; sections: {', '.join(SECTION_FIELDS)}")
         for name, item in value.items():
+            _moved(name)
             if name not in SECTION_FIELDS[key]:
                 raise SettingsError(f"{source}: [{key}] has no setting {name!r}; it has: {', '.join(SECTION_FIELDS[key])}")
             flat[name] = item

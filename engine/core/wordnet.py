@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from engine.core.resources import ResourceError, check_wordnet, use_nltk_data
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 
 if TYPE_CHECKING:
     from engine.parse.sentence import Token
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
 __all__ = ["ANIMATE_LEXNAMES", "INANIMATE_PRONOUNS", "semcor_counts", "wordnet", "wordnet_animacy", "wordnet_classes"]
 
 
-def wordnet(settings: Settings | None = None) -> Any:
+def wordnet(settings: Settings) -> Any:
     """The NLTK WordNet reader over the project's WordNet 3.0 copy (raises ResourceError if absent)."""
-    return _wordnet(settings or DEFAULT_SETTINGS)
+    return _wordnet(settings)
 
 
 @lru_cache(maxsize=8)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.edits.operators import EditOperator, Level, select_operators
 from engine.edits.records import Candidate, EditContext, FillIn, make_candidate, merge_duplicates
 from engine.lexicon.pp_inventory import ModifierInventory
@@ -32,7 +32,7 @@ def generate_candidates(
     relations: Collection[Relation],
     *,
     setup: str = "",
-    settings: Settings | None = None,
+    settings: Settings,
     inventory: ModifierInventory | None = None,
     fill_in: FillIn | None = None,
     alternated: Collection[str] = (),
@@ -49,9 +49,8 @@ def generate_candidates(
     in context (with the ``premise`` when given; None: WordNet's first senses). Order: by edited word, then lexical relation
     (``RELATION_ORDER``), then operator registration order; sentence-level edits last.
     """
-    settings = settings or DEFAULT_SETTINGS
     wanted = frozenset(relations)
-    chosen = select_operators(settings.disabled_operators, settings) if operators is None else tuple(operators)
+    chosen = select_operators(settings.disabled_operators) if operators is None else tuple(operators)
     done = frozenset(w.lower() for phrase in alternated for w in phrase.split())
     ctx = EditContext(polarized, settings, inventory or default_inventory(settings), done, fill_in, senses, premise)
     tokens = [t for t in polarized.tokens if t.token.upos != "PUNCT"]

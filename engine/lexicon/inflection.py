@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
+from engine.core.morphology import all_inflections, inflections, lemmas
 from engine.core.words import NEGATION_WORDS
-from engine.lexicon.morphology import all_inflections, inflections, lemmas
 from engine.parse import ParsedSentence
 
 _AN_EXCEPTIONS = re.compile(r"^(eu|ewe|one|once|uni(?!n)|unani|use|usu|ura|uri|ure|uti|u[bcfgklmprstvz][aeiou]|ufo)", re.I)

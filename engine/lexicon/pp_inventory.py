@@ -21,7 +21,7 @@ from pathlib import Path
 from spacy.lang.en.stop_words import STOP_WORDS
 
 from engine.core.errors import InputError
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.data.readers import check_text_file, not_utf8
 from engine.lexicon.relatives import NON_INTERSECTIVE
 from engine.parse import ParsedSentence, Token
@@ -204,7 +204,7 @@ def _load_cached(path: Path, mtime_ns: int) -> ModifierInventory:
     return load(path)
 
 
-def inventory(settings: Settings | None = None) -> ModifierInventory:
+def inventory(settings: Settings) -> ModifierInventory:
     """The mined inventory at ``settings.pp_inventory`` when present (read once per version), else the built-in one."""
-    path = (settings or DEFAULT_SETTINGS).pp_inventory
+    path = settings.pp_inventory
     return _load_cached(path, path.stat().st_mtime_ns) if path.is_file() else BUILTIN

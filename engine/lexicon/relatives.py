@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, Any
 
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 
 # The reader and the animacy test live one layer down (the parser uses them); re-exported here.
 from engine.core.wordnet import semcor_counts
@@ -87,11 +87,10 @@ def word_synsets(lemma: str, upos: str, settings: Settings) -> list:
     return [s for s in found if not proper_sense(s, lemma)] if upos == "NOUN" else found
 
 
-def senses(lemma: str, upos: str, settings: Settings | None = None, chosen: tuple[str, ...] | None = None) -> list:
+def senses(lemma: str, upos: str, settings: Settings, chosen: tuple[str, ...] | None = None) -> list:
     """The synsets the relatives of ``lemma`` come from: ``chosen`` (synset names picked for the
     word's context, see :mod:`engine.lexicon.senses`), else its ``settings.wordnet_senses`` most frequent
     synsets for a UD part of speech (empty for other parts of speech)."""
-    settings = settings or DEFAULT_SETTINGS
     if WORDNET_POS.get(upos) is None or not lemma.strip():
         return []
     if chosen is not None:
@@ -104,9 +103,9 @@ def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[...,
     memo = lru_cache(maxsize=8192)(finder)
 
     @wraps(finder)
-    def find(lemma: str, upos: str, settings: Settings | None = None,
+    def find(lemma: str, upos: str, settings: Settings,
              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
-        return memo(lemma, upos, settings or DEFAULT_SETTINGS, chosen)
+        return memo(lemma, upos, settings, chosen)
 
     return find
 
@@ -140,7 +139,7 @@ def _specific(synset) -> bool:
     return synset.pos() != "n" or synset.min_depth() >= MIN_NOUN_DEPTH
 
 
-def usual_pos(word: str, settings: Settings | None = None) -> str | None:
+def usual_pos(word: str, settings: Settings) -> str | None:
     """The WordNet POS (n, v, a, r) with the most senses of ``word``; None if WordNet lacks it."""
     counts: dict[str, int] = {}
     for synset in wordnet(settings).synsets(word.replace(" ", "_")):
@@ -149,10 +148,9 @@ def usual_pos(word: str, settings: Settings | None = None) -> str | None:
     return max(counts, key=counts.__getitem__) if counts else None
 
 
-def plain_word(word: str, upos: str, settings: Settings | None = None) -> bool:
+def plain_word(word: str, upos: str, settings: Settings) -> bool:
     """Whether ``word`` reads as plain English in a ``upos`` slot: common enough, no pronoun, not
     profane, and (single words) usually a ``upos`` when WordNet knows it."""
-    settings = settings or DEFAULT_SETTINGS
     lowered = word.lower()
     if lowered in PRONOUN_LEMMAS or not common_enough(word, settings) or profane(lowered):
         return False
@@ -171,20 +169,20 @@ def profane(word: str) -> bool:
     return bool(profanity.contains_profanity(word))
 
 
-def common_enough(word: str, settings: Settings | None = None) -> bool:
+def common_enough(word: str, settings: Settings) -> bool:
     """Whether a single word is at least ``settings.min_zipf`` frequent (wordfreq); phrases and
     hyphenated words always pass, since wordfreq scores them by their parts."""
     if " " in word or "-" in word:
         return True
     from wordfreq import zipf_frequency
 
-    return zipf_frequency(word, "en") >= (settings or DEFAULT_SETTINGS).min_zipf
+    return zipf_frequency(word, "en") >= settings.min_zipf
 
 
 def _same_word(text: str, original: str, upos: str) -> bool:
     """The relative is the word itself, maybe inflected: "peoples" for "people" (WordNet lists
     "peoples" as a hyponym of "people"), which inflection would turn back into the same word."""
-    from engine.lexicon.morphology import all_lemmas
+    from engine.core.morphology import all_lemmas
 
     if text.lower() == original.lower():
         return True
@@ -203,10 +201,9 @@ def _usable(name: str, original: str, upos: str, settings: Settings) -> bool:
 
 
 def _collect(
-    original: str, upos: str, found: Iterable[LexicalRelative], settings: Settings | None,
+    original: str, upos: str, found: Iterable[LexicalRelative], settings: Settings,
 ) -> tuple[LexicalRelative, ...]:
     """Usable relatives, one per lemma (the shortest path wins), in discovery order."""
-    settings = settings or DEFAULT_SETTINGS
     best: dict[str, LexicalRelative] = {}
     for rel in found:
         key = rel.lemma.lower()
@@ -269,7 +266,7 @@ def disjoint_siblings(synset: Synset, sibling: Synset) -> bool:
     return sibling not in below and sibling not in above
 
 
-def disjoint_words(synset: Synset, other_lemma: str, settings: Settings | None = None) -> bool:
+def disjoint_words(synset: Synset, other_lemma: str, settings: Settings) -> bool:
     """Whether a noun sense and the dominant sense of another noun denote disjoint classes: both in
     :data:`DISJOINT_LEXNAMES`, and (in one lexicographer file) neither a kind of the other. The
     evidence AltLM needs before an unrelated fill-in may count as an alternation."""
@@ -283,7 +280,7 @@ def disjoint_words(synset: Synset, other_lemma: str, settings: Settings | None =
 
 
 @_cached
-def synonyms(lemma: str, upos: str, settings: Settings | None = None,
+def synonyms(lemma: str, upos: str, settings: Settings,
              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Other lemmas of the word's senses (≡). An adjective satellite synset is a cluster of near
     neighbours ("green", "greenish", "dark-green"), not of equivalents: it gives no synonyms."""
@@ -334,9 +331,8 @@ def _walk(
     return out
 
 
-def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable, relation: Relation, kind: str,
+def _related_by(lemma: str, upos: str, settings: Settings, step: Callable, relation: Relation, kind: str,
                 chosen: tuple[str, ...] | None = None):
-    settings = settings or DEFAULT_SETTINGS
     found = (
         LexicalRelative(render(l.name()), relation, kind, s.name(), target.name(), path)
         for s in senses(lemma, upos, settings, chosen)
@@ -348,7 +344,7 @@ def _related_by(lemma: str, upos: str, settings: Settings | None, step: Callable
 
 
 @_cached
-def hypernyms(lemma: str, upos: str, settings: Settings | None = None,
+def hypernyms(lemma: str, upos: str, settings: Settings,
               chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Lemmas of hypernyms (instance hypernyms included) within the distance threshold (⊏), except
     WordNet's top noun categories (depth below ``MIN_NOUN_DEPTH``)."""
@@ -358,14 +354,14 @@ def hypernyms(lemma: str, upos: str, settings: Settings | None = None,
 
 
 @_cached
-def hyponyms(lemma: str, upos: str, settings: Settings | None = None,
+def hyponyms(lemma: str, upos: str, settings: Settings,
              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Lemmas of hyponyms (not instances) within the distance threshold (⊐)."""
     return _related_by(lemma, upos, settings, lambda s: related(s, "hyponyms"), Relation.REVERSE, "hyponym", chosen)
 
 
 @_cached
-def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None,
+def co_hyponyms(lemma: str, upos: str, settings: Settings,
                 chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """Lemmas of other hyponyms of a direct hypernym, minus words related otherwise, as alternations
     (|) only where siblings exclude each other (:func:`disjoint_siblings`): nothing is both a dog
@@ -384,7 +380,7 @@ def co_hyponyms(lemma: str, upos: str, settings: Settings | None = None,
 
 
 @_cached
-def antonyms(lemma: str, upos: str, settings: Settings | None = None,
+def antonyms(lemma: str, upos: str, settings: Settings,
              chosen: tuple[str, ...] | None = None) -> tuple[LexicalRelative, ...]:
     """WordNet antonyms of the word's lemmas (|); satellite adjectives use their head's."""
     found = []
@@ -415,14 +411,14 @@ def _compound_kind_of(phrase: str, head: str, settings: Settings) -> bool | None
     return any(heads & set(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())) for s in listed)
 
 
-def compound_kind_of(phrase: str, head: str, settings: Settings | None = None) -> bool | None:
+def compound_kind_of(phrase: str, head: str, settings: Settings) -> bool | None:
     """For a noun compound ("christmas tree") and its head noun ("tree"): None when WordNet does
     not list the compound (it is compositional), else whether WordNet makes it a kind of its head
     (True for "christmas tree", False for "ice cream", which is no cream)."""
-    return _compound_kind_of(phrase.lower(), head.lower(), settings or DEFAULT_SETTINGS)
+    return _compound_kind_of(phrase.lower(), head.lower(), settings)
 
 
-def related_lemmas(lemma: str, upos: str, settings: Settings | None = None) -> set[str]:
+def related_lemmas(lemma: str, upos: str, settings: Settings) -> set[str]:
     """Lower-cased lemmas that are synonyms, hypernyms or hyponyms of the word (and the word)."""
     names = {lemma.lower()}
     for finder in (synonyms, hypernyms, hyponyms):

@@ -34,7 +34,7 @@ from engine.lexicon import relatives as lexicon
 if TYPE_CHECKING:
     from nltk.corpus.reader.wordnet import Synset
 
-    from engine.ranking.models import SentenceEncoder
+    from engine.models.language import SentenceEncoder
 
 
 
@@ -187,7 +187,7 @@ def rival_senses(chooser: SenseChooser | None, lemma: str, upos: str, context: S
 
 
 def _context_sense(settings: Settings) -> SenseChooser:
-    from engine.ranking.models import load_sentence_encoder
+    from engine.models.language import load_sentence_encoder
 
     return ContextSense(load_sentence_encoder(settings), settings)
 

@@ -1,8 +1,7 @@
-"""Natural-logic core: relations and join, projectivity, triggers and scope, polarity, attack setups,
-and the verifier (MacCartney's NatLog run forward over two sentences a few edits apart).
+"""Natural-logic core: relations and join, projectivity, triggers and scope, polarity, attack setups
+(the verifier, which also reads the lexicon, is :mod:`engine.verify`).
 
-In: a ``ParsedSentence`` (and, for the verifier, a premise and a hypothesis). Out: a
-``PolarizedSentence`` (each token's polarity and projection), setups, a verified relation.
+In: a ``ParsedSentence``. Out: a ``PolarizedSentence`` (each token's polarity and projection), setups.
 """
 
 from engine.natlog.polarity import Polarity, PolarizedSentence, PolarizedToken, polarize

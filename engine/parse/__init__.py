@@ -146,10 +146,9 @@ def parse(
     *,
     pretokenized: bool = False,
     parser: str | Parser | None = None,
-    settings: Settings | None = None,
+    settings: Settings,
 ) -> ParsedSentence:
     """Parse one sentence. With ``pretokenized`` the text is split on spaces, one token per word."""
-    settings = settings or DEFAULT_SETTINGS
     clean = validate_text(text, settings.max_chars)
     backend = _backend(parser, settings)
     key = (getattr(backend, "name", type(backend).__name__), clean, pretokenized)
@@ -160,9 +159,8 @@ def parse(
     return _remember(key, backend.parse(clean, words))
 
 
-def parse_many(texts: Sequence[str], *, settings: Settings | None = None) -> list[ParsedSentence | None]:
+def parse_many(texts: Sequence[str], *, settings: Settings) -> list[ParsedSentence | None]:
     """Parse many sentences (None for a text :func:`parse` would refuse), batched where the parser can."""
-    settings = settings or DEFAULT_SETTINGS
     backend = _backend(None, settings)
     name = getattr(backend, "name", type(backend).__name__)
     clean: list[str | None] = []

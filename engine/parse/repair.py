@@ -31,8 +31,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+from engine.core.morphology import all_lemmas, inflections
 from engine.core.words import NEGATIVE_ADVERBS
-from engine.lexicon.morphology import all_lemmas, inflections
 from engine.parse.sentence import ParsedSentence, Token
 
 # Per token: finite verb tag -> tagger score of that tag minus the token's best score (<= 0).

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import InputError
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.data.readers import read_pairs
 from engine.edits.conjuncts import (
     ConjunctEdit,
@@ -208,12 +208,12 @@ def _parsed(texts: Sequence[str], settings: Settings) -> list[ParsedSentence | N
     return parse_many(texts, settings=settings)
 
 
-def read(path: Path, settings: Settings | None = None) -> list[ProbeItem]:
+def read(path: Path, settings: Settings) -> list[ProbeItem]:
     """The ConjNLI pairs of a released TSV file as probe items (a bad line: InputError naming file:line)."""
     pairs = read_pairs(path, "conjnli")
     if not pairs:
         raise InputError(f"{path}: no labelled pairs")
-    parses = _parsed([p.premise for p in pairs] + [p.hypothesis for p in pairs], settings or DEFAULT_SETTINGS)
+    parses = _parsed([p.premise for p in pairs] + [p.hypothesis for p in pairs], settings)
     items = []
     for k, pair in enumerate(pairs):
         category, group, meta = describe_pair(parses[k], parses[len(pairs) + k], pair.premise, pair.hypothesis)
@@ -279,14 +279,13 @@ def _pick(edits: Sequence[ConjunctEdit], rng: random.Random) -> list[ConjunctEdi
     return chosen[:EDITS_PER_PREMISE]
 
 
-def generate(n: int, seed: int, include_unsafe: bool = False, settings: Settings | None = None) -> list[ProbeItem]:
+def generate(n: int, seed: int, include_unsafe: bool = False, *, settings: Settings) -> list[ProbeItem]:
     """About ``n`` items made by editing conjuncts of seeded premises (reproducible for a seed).
 
     Labels are natural logic's; ``include_unsafe`` adds the edits whose label is not licensed
     (non-boolean coordination, non-monotone context), tagged ``meta["safe"] = False``. Donor
     conjuncts for additions and replacements come from the other premises of the same chunk.
     """
-    settings = settings or DEFAULT_SETTINGS
     conventions = Conventions.of(settings)
     rng = random.Random(seed)
     texts = _source_sentences(seed, settings)

@@ -11,10 +11,10 @@ well the natural-logic core agrees with the released monotonicity labels.
   of a quantified sentence (a WordNet hypernym or hyponym, another determiner or numeral) and are
   labelled by the project's natural-logic core: the sentence is polarized
   (:func:`engine.natlog.polarity.polarize`), the word pair's lexical relation comes from
-  :func:`engine.natlog.verifier.word_relation`, and the relation projected through the word's context
+  :func:`engine.verify.verifier.word_relation`, and the relation projected through the word's context
   gives the label. ``form`` keeps the derivation, so :func:`check` can re-derive every label.
 * :func:`monotonicity_agreement` relabels the released monotonicity items with the verifier
-  (:func:`engine.natlog.verifier.verify`: alignment, lexical relations, projection, join) and scores
+  (:func:`engine.verify.verifier.verify`: alignment, lexical relations, projection, join) and scores
   its agreement with the released labels.
 """
 
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core.errors import InputError
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.core.vocab import LABELS, NLILabel
 from engine.lexicon.inflection import fix_article, inflect
 from engine.logic.situations import (
@@ -53,10 +53,10 @@ from engine.logic.situations import (
 )
 from engine.natlog.polarity import PolarizedSentence, polarize
 from engine.natlog.relations import RELATION_ORDER, Relation
-from engine.natlog.verifier import UNKNOWN, verify, word_relation
 from engine.parse import ParsedSentence, parse
 from engine.probes.record import ProbeItem
 from engine.probes.suites import ProbeCheckError, Suite, register_suite
+from engine.verify.verifier import UNKNOWN, verify, word_relation
 
 SUITE_NAME = "fragments"
 LOGIC_FRAGMENTS = ("negation", "boolean", "quantifier", "counting", "conditional", "comparative")
@@ -712,13 +712,12 @@ def monotonicity_item(fragment: str, rng: random.Random, wanted: str, family: st
 
 # The suite: generate and check ----------------------------------------------------------------
 
-def generate(n: int, seed: int, settings: Settings | None = None) -> list[ProbeItem]:
+def generate(n: int, seed: int, settings: Settings) -> list[ProbeItem]:
     """About ``n`` items, the fragments taking turns (:data:`FRAGMENTS` order) and each fragment's
     wanted labels cycling, so fragments and labels stay balanced; every label is derived."""
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"the fragments suite needs a positive number of items, got {n!r}")
     rng = random.Random(seed)
-    settings = settings or DEFAULT_SETTINGS
     items = []
     for k in range(n):
         fragment = FRAGMENTS[k % len(FRAGMENTS)]
@@ -731,7 +730,7 @@ def generate(n: int, seed: int, settings: Settings | None = None) -> list[ProbeI
     return items
 
 
-def check(item: ProbeItem, settings: Settings | None = None) -> None:
+def check(item: ProbeItem, settings: Settings) -> None:
     """Re-derive the label of a generated item from its form: logic fragments by :func:`judge`
     over the logical forms, monotonicity by polarizing the premise again and projecting the
     substitution again. ProbeCheckError when the label (or the derivation) differs."""
@@ -748,7 +747,6 @@ def check(item: ProbeItem, settings: Settings | None = None) -> None:
     meta = item.meta
     if not isinstance(meta.get("site"), int) or not all(isinstance(meta.get(k), str) for k in ("new", "new_lemma")):
         raise ProbeCheckError(f"monotonicity item {item.premise!r}: meta needs site, new and new_lemma")
-    settings = settings or DEFAULT_SETTINGS
     polarized = polarized_premise(item.premise, settings)
     if not 1 <= meta["site"] <= len(polarized.tokens):
         raise ProbeCheckError(f"monotonicity item {item.premise!r}: no word {meta['site']}")
@@ -779,14 +777,13 @@ def _scores(rows: Sequence[tuple[str, str]]) -> dict[str, Any]:
             "confusion": {f"{r}->{d}": c for (d, r), c in sorted(Counter(labelled).items())}}
 
 
-def monotonicity_agreement(path: Path | str, limit: int | None = None,
-                           settings: Settings | None = None) -> dict[str, Any]:
+def monotonicity_agreement(path: Path | str, limit: int | None = None, *,
+                           settings: Settings) -> dict[str, Any]:
     """Relabel the released monotonicity items under ``path`` (a monotonicity file, or the
-    fragments folder) with :func:`engine.natlog.verifier.verify` and compare with the released labels:
+    fragments folder) with :func:`engine.verify.verifier.verify` and compare with the released labels:
     overall, per fragment, and by how many places premise and hypothesis differ (1, 2, 3+),
     with the verifier's commonest reasons for leaving an item unlabelled. ``limit``: the first
     that many items of each fragment."""
-    settings = settings or DEFAULT_SETTINGS
     items = [i for i in read(Path(path)) if i.category in MONOTONICITY_FRAGMENTS]
     if not items:
         raise InputError(f"{path}: no monotonicity items")

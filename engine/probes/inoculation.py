@@ -19,9 +19,9 @@ import torch
 from engine.core.errors import InputError
 from engine.core.settings import Settings
 from engine.data.readers import NLIPair
+from engine.models.language import resolve_device
 from engine.probes.record import ProbeItem
-from engine.ranking.models import resolve_device
-from engine.victim.model import Victim, load_victim, victim_location
+from engine.victim.model import HFVictim, Victim, load_victim, victim_location
 from engine.victim.training import TrainConfig, fine_tune
 
 #: accuracy gain that counts as learning the probe, and original-benchmark drop that counts as a cost
@@ -85,7 +85,9 @@ def inoculate(victim_name: str, label_map: str | None, train: Sequence[ProbeItem
                          "(after removing items that are also test items); generate more or lower --k")
     order = list(train)
     random.Random(config.seed).shuffle(order)
-    base = load_victim(victim_name, label_map, settings)
+    base = load_victim(victim_name, label_map, settings=settings)
+    if not isinstance(base, HFVictim):
+        raise InputError(f"inoculation fine-tunes the victim: {victim_name!r} is not a Hugging Face model")
     probe_pairs = [(item.premise, item.hypothesis, item.label) for item in test]
     original_pairs = [(pair.premise, pair.hypothesis, pair.label) for pair in original]
     location = victim_location(victim_name, settings)
@@ -104,7 +106,7 @@ def inoculate(victim_name: str, label_map: str | None, train: Sequence[ProbeItem
                                         batch_size=config.batch_size, learning_rate=config.learning_rate,
                                         max_minutes=config.max_minutes, seed=config.seed),
                             device, labels=base.labels, progress=False)
-            victim = Victim(model, base.tokenizer, base.labels, name=f"{location}+{k}", device=device)
+            victim = HFVictim(model, base.tokenizer, base.labels, name=f"{location}+{k}", device=device)
             steps, seconds = run.steps, run.seconds
         points.append(InoculationPoint(k, round(_accuracy(victim, probe_pairs), 4),
                                        round(_accuracy(victim, original_pairs), 4), steps, round(seconds, 1)))

@@ -15,13 +15,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.attack.identity import model_identity
 from engine.core.vocab import LABELS
 from engine.probes.record import ProbeItem
 from engine.probes.scores import weighted_f1
 from engine.probes.suites import get_suite
 from engine.store.probe_runs import ProbeResult, ProbeRun
 from engine.store.store import RunStore
+from engine.victim.identity import model_identity
 from engine.victim.model import Victim
 
 BATCH = 64

@@ -33,14 +33,16 @@ BUILTIN_MODULES = ("engine.probes.equivalence", "engine.probes.robustlr", "engin
 
 @dataclass(frozen=True)
 class Suite:
-    """A probe suite: how to make, read, check and report its items. ``generate``, ``read`` and
-    ``check`` that declare a ``settings`` keyword get the caller's settings (parser, WordNet, data)."""
+    """A probe suite: how to make, read, check and report its items. ``generate`` (n, seed),
+    ``read`` (path) and ``check`` (item) that declare a ``settings`` parameter get the caller's
+    settings as a keyword (parser, WordNet, data): call them through :func:`generate_items` and
+    :func:`load_suite_items`, which pass them."""
 
     name: str
     description: str
-    generate: Callable[[int, int], list[ProbeItem]] | None = None
-    read: Callable[[Path], list[ProbeItem]] | None = None
-    check: Callable[[ProbeItem], None] | None = None
+    generate: Callable[..., list[ProbeItem]] | None = None
+    read: Callable[..., list[ProbeItem]] | None = None
+    check: Callable[..., None] | None = None
     report: Reporter | None = None
 
 
@@ -79,16 +81,16 @@ def get_suite(name: str) -> Suite:
     return _SUITES.get(name)
 
 
-def _with_settings(fn: Callable[..., T], settings: Settings | None) -> Callable[..., T]:
+def _with_settings(fn: Callable[..., T], settings: Settings) -> Callable[..., T]:
     """``fn`` with ``settings`` passed, when it declares a ``settings`` parameter (the suites that parse
     or read WordNet do; the logic suites need none)."""
-    if settings is None or "settings" not in inspect.signature(fn).parameters:
+    if "settings" not in inspect.signature(fn).parameters:
         return fn
     return functools.partial(fn, settings=settings)
 
 
 def load_suite_items(suite: Suite, data: Path | None, n: int, seed: int,
-                     settings: Settings | None = None) -> list[ProbeItem]:
+                     settings: Settings) -> list[ProbeItem]:
     """A suite's items: from a JSONL file, from the suite's released file or folder, or generated."""
     if data is None:
         return generate_items(suite, n, seed, settings)
@@ -101,7 +103,7 @@ def load_suite_items(suite: Suite, data: Path | None, n: int, seed: int,
     return _with_settings(suite.read, settings)(data)
 
 
-def generate_items(suite: Suite, n: int, seed: int, settings: Settings | None = None) -> list[ProbeItem]:
+def generate_items(suite: Suite, n: int, seed: int, settings: Settings) -> list[ProbeItem]:
     if suite.generate is None:
         raise InputError(f"suite {suite.name!r} has no generator; give --data (its released file or folder)")
     if n < 1:

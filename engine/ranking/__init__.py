@@ -1,5 +1,5 @@
-"""Language models and fluency ranking: the model registry, the causal- and masked-LM scorers,
-and the AltLM fill-in back-ends.
+"""Fluency ranking: the causal- and masked-LM scorers and the AltLM fill-in back-ends, over the
+language models :mod:`engine.models` loads.
 
 In: sentences. Out: perplexity scores (lower is more fluent), fill-in words.
 """

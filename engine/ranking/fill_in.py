@@ -17,12 +17,12 @@ from typing import cast
 import torch
 
 from engine.core.registry import Registry
-from engine.core.settings import DEFAULT_SETTINGS, Settings, SettingsError
+from engine.core.settings import Settings, SettingsError
 from engine.edits.records import FillIn, Slot
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.inflection import fix_article, inflect
 from engine.lexicon.relatives import LIGHT_VERBS, NON_INTERSECTIVE
-from engine.ranking.models import LoadedModel, load_masked_lm
+from engine.models.language import LoadedModel, load_masked_lm
 from engine.ranking.scoring import Scorer
 
 __all__ = ["FillIn", "FrequencyFillIn", "MaskedLMFillIn", "Slot", "build_fill_in", "frequent_lemmas"]
@@ -31,8 +31,8 @@ __all__ = ["FillIn", "FrequencyFillIn", "MaskedLMFillIn", "Slot", "build_fill_in
 class MaskedLMFillIn:
     """AltLM with a masked LM: one forward pass masks every slot of the sentence."""
 
-    def __init__(self, lm: LoadedModel, settings: Settings | None = None, pool: int = 50) -> None:
-        self.lm, self.settings, self.pool = lm, settings or DEFAULT_SETTINGS, pool
+    def __init__(self, lm: LoadedModel, settings: Settings, pool: int = 50) -> None:
+        self.lm, self.settings, self.pool = lm, settings, pool
 
     @torch.inference_mode()
     def alternatives(self, words: Sequence[str], slots: Sequence[Slot], k: int) -> list[list[str]]:
@@ -70,7 +70,7 @@ def frequent_lemmas(upos: str, size: int, settings: Settings) -> tuple[str, ...]
     from spacy.lang.en.stop_words import STOP_WORDS
     from wordfreq import top_n_list
 
-    from engine.lexicon.morphology import lemmas
+    from engine.core.morphology import lemmas
 
     pos = lexicon.WORDNET_POS[upos]
     skip = STOP_WORDS | NON_INTERSECTIVE | LIGHT_VERBS
@@ -89,13 +89,13 @@ def frequent_lemmas(upos: str, size: int, settings: Settings) -> tuple[str, ...]
 class FrequencyFillIn:
     """Offline AltLM: frequent same-POS words (wordfreq + WordNet), ranked in context by a scorer."""
 
-    def __init__(self, scorer: Scorer, settings: Settings | None = None) -> None:
-        self.scorer, self.settings = scorer, settings or DEFAULT_SETTINGS
+    def __init__(self, scorer: Scorer, settings: Settings) -> None:
+        self.scorer, self.settings = scorer, settings
 
     def alternatives(self, words: Sequence[str], slots: Sequence[Slot], k: int) -> list[list[str]]:
         options: list[tuple[int, str, str]] = []
         for n, slot in enumerate(slots):
-            pool = frequent_lemmas(slot.upos, self.settings.alt_lm_pool, self.settings)
+            pool = frequent_lemmas(slot.upos, k, self.settings)  # the k most frequent, k kept by fit
             for lemma in pool:
                 form = inflect(lemma, slot.xpos, slot.upos)
                 if form and lemma not in slot.exclude and lemma != slot.lemma.lower():

@@ -17,8 +17,8 @@ from typing import Any, ClassVar, Protocol, TypeVar
 import torch
 
 from engine.core.registry import Registry
-from engine.core.settings import DEFAULT_SETTINGS, Settings, SettingsError
-from engine.ranking.models import LoadedModel, load_causal_lm, load_masked_lm
+from engine.core.settings import Settings, SettingsError
+from engine.models.language import LoadedModel, load_causal_lm, load_masked_lm
 
 
 class Scorer(Protocol):
@@ -246,10 +246,9 @@ SCORER_FACTORIES.add("masked", lambda settings, dtype: MaskedLMScorer(load_maske
 SCORERS = SCORER_FACTORIES.names()
 
 
-def build_scorer(settings: Settings | None = None, kind: str | None = None, dtype: str | None = None) -> Scorer:
+def build_scorer(settings: Settings, kind: str | None = None, dtype: str | None = None) -> Scorer:
     """The scorer named by ``kind`` (default ``settings.scorer``; see :data:`SCORER_FACTORIES`) over
     the registry's models, in ``dtype`` (default ``settings.lm_dtype``; causal only)."""
-    settings = settings or DEFAULT_SETTINGS
     return SCORER_FACTORIES.get(kind or settings.scorer)(settings, dtype)
 
 

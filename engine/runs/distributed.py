@@ -16,20 +16,20 @@ from __future__ import annotations
 import socket
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from engine.attack.build import Attack, Resources, build
 from engine.attack.recipe import AttackRecipe
-from engine.attack.search import AttackTools, attack_pair
+from engine.attack.search import Target, attack_pair
 from engine.core.errors import InputError
-from engine.core.settings import Settings
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
-from engine.natlog.setups import Setup, get_setup
-from engine.runs.runner import RunReport, start_run
+from engine.natlog.setups import get_setup
+from engine.runs.runner import RunReport, RunSpec, VictimInfo, start_run
 from engine.store.records import AttackRecord
 from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
@@ -45,18 +45,27 @@ def _ray() -> Any:
     return ray
 
 
+@dataclass(frozen=True)
+class RayOptions:
+    """Where a distributed run runs: ``workers`` actors on a local Ray (or the cluster at
+    ``address``), each reserving ``gpus_per_worker`` GPUs, each loading the victim with ``label_map``."""
+
+    workers: int = 2
+    address: str | None = None
+    gpus_per_worker: float = 0.0
+    label_map: str | None = None
+
+
 class AttackWorker:
-    """One Ray actor: loads the victim and the attack tools once, then attacks pairs on request."""
+    """One Ray actor: builds the attack and loads the victim once, then attacks pairs on request."""
 
-    def __init__(self, settings: Settings, victim_name: str, label_map: str | None, recipe: AttackRecipe) -> None:
-        self.settings, self.recipe = recipe.apply(settings), recipe
-        self.victim = load_victim(victim_name, label_map, self.settings)
-        self.tools = AttackTools.build(self.settings)
+    def __init__(self, recipe: AttackRecipe, resources: Resources, victim_name: str, label_map: str | None) -> None:
+        self.attack = build(recipe, resources)
+        self.victim = load_victim(victim_name, label_map, settings=resources.settings)
 
-    def attack(self, index: int, pair: NLIPair, setup_name: str) -> AttackRecord:
+    def attack_one(self, index: int, pair: NLIPair, setup_name: str) -> AttackRecord:
         started = datetime.now(UTC)
-        result = attack_pair(pair.premise, pair.hypothesis, pair.label, get_setup(setup_name), self.victim,
-                             self.tools, self.settings, self.recipe)
+        result = attack_pair(self.attack, Target.of_pair(pair, get_setup(setup_name)), self.victim)
         return result.to_record(index, started, datetime.now(UTC))
 
 
@@ -78,34 +87,29 @@ def start_ray(workers: int, address: str | None) -> Any:
     return ray
 
 
-def run_attacks_distributed(
-    store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, settings: Settings, *,
-    workers: int, address: str | None = None, label_map: str | None = None, alt_lm: bool | None = None,
-    limit: int | None = None, seed: int = 0, split: str | None = None, pairs: Sequence[NLIPair] | None = None,
-    gpus_per_worker: float = 0.0, progress: bool = True, include_trained: bool = False,
-    recipe: AttackRecipe | None = None,
-) -> RunReport:
-    """:func:`engine.runs.runner.run_attacks` over ``workers`` Ray actors, with this process as the one
-    writer; ``recipe`` as there (None: the settings' own, with AltLM as ``alt_lm`` chooses)."""
+def run_attacks_distributed(store: RunStore, spec: RunSpec, attack: Attack, ray_options: RayOptions, *,
+                            pairs: Sequence[NLIPair] | None = None, progress: bool = True) -> RunReport:
+    """:func:`engine.runs.runner.run_attacks` over Ray actors (``ray_options``), with this process as
+    the one writer; each actor builds ``attack``'s recipe under the same resources."""
+    workers, address = ray_options.workers, ray_options.address
     if workers < 1:
         raise InputError("--workers must be at least 1")
-    pairs = read_pairs(data, fmt, split) if pairs is None else pairs
-    recipe = (recipe or AttackRecipe.from_settings(settings)).with_alt_lm(alt_lm).for_data(data, fmt)
-    settings = recipe.apply(settings)
-    location = victim_location(victim_name, settings)
+    pairs = read_pairs(spec.data, spec.fmt, spec.split) if pairs is None else pairs
+    attack = attack.for_data(spec.data, spec.fmt)
+    location = victim_location(spec.victim_name, attack.settings)
     # The same identity as a local run's (a run started here resumes locally and the other way round).
-    run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, location,
-                            victim_labels(location, label_map), settings, recipe,
-                            limit=limit, seed=seed, split=split, pairs=pairs, include_trained=include_trained)
+    labels = victim_labels(location, ray_options.label_map)
+    run, chosen = start_run(store, spec, attack.recipe, attack.resources, VictimInfo(location, labels), pairs)
     ray = start_ray(workers, address)
     done = store.done_pair_indices(run.id)
     queue = [(k, p) for k, p in chosen if k not in done]
     began = time.monotonic()
     counts = dict.fromkeys(AttackStatus, 0)
-    remote = ray.remote(num_cpus=1, num_gpus=gpus_per_worker)(AttackWorker)
-    actors = [remote.remote(settings, victim_name, label_map, recipe) for _ in range(min(workers, max(1, len(queue))))]
+    remote = ray.remote(num_cpus=1, num_gpus=ray_options.gpus_per_worker)(AttackWorker)
+    actors = [remote.remote(attack.recipe, attack.resources, spec.victim_name, ray_options.label_map)
+              for _ in range(min(workers, max(1, len(queue))))]
     total = len(queue)
-    bar = tqdm(total=total, desc=f"attack {setup.name} on {len(actors)} Ray workers", unit="pair",
+    bar = tqdm(total=total, desc=f"attack {spec.setup.name} on {len(actors)} Ray workers", unit="pair",
                disable=not progress)
     pending: dict[Any, tuple[int, Any]] = {}
     idle = list(actors)
@@ -115,7 +119,7 @@ def run_attacks_distributed(
             while queue and idle and failure is None:
                 index, pair = queue.pop(0)
                 actor = idle.pop()
-                pending[actor.attack.remote(index, pair, setup.name)] = (index, actor)
+                pending[actor.attack_one.remote(index, pair, spec.setup.name)] = (index, actor)
             ready, _ = ray.wait(list(pending), num_returns=1)
             index, actor = pending.pop(ready[0])
             try:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from engine.attack.build import Attack, Resources, stage_settings
 from engine.attack.identity import run_identity, runtime_identity, victim_identity
 from engine.attack.recipe import AttackRecipe
-from engine.attack.search import AttackTools, attack_pair
-from engine.core.settings import Settings
+from engine.attack.search import Target, attack_pair
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, file_digest, pair_key, read_pairs
 from engine.natlog.setups import Setup
@@ -55,25 +55,63 @@ def default_run_name(setup: str, victim: str, data: Path, limit: int | None, see
     return f"{setup}-{victim_part}-{data_part}-n{limit or 'all'}-seed{seed}"
 
 
-def start_run(
-    store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim_location: str,
-    labels: Sequence[str], settings: Settings, recipe: AttackRecipe, *, limit: int | None, seed: int,
-    split: str | None, pairs: Sequence[NLIPair], include_trained: bool = False,
-) -> tuple[Run, list[tuple[int, NLIPair]]]:
-    """Create or resume the run (its whole identity checked, see :mod:`engine.attack.identity`) and choose its
-    pairs; pairs the victim trained on are left out unless ``include_trained``. The run stores
-    ``recipe`` (resolved for the data's format) whole."""
-    recipe = recipe.for_data(data, fmt)
-    settings = recipe.apply(settings)
-    exclude = training_exclusions(victim_location, include_trained)
-    chosen = select_pairs(pairs, setup, limit, seed, exclude)
-    data_identity = {"sha256": file_digest(data), "format": fmt, "split": split, "limit": limit,
-                     "include_trained": include_trained,
-                     "trained_pairs_left_out": sum(1 for p in pairs if p.label == setup.source_label
+@dataclass(frozen=True)
+class RunSpec:
+    """What a batch run attacks: its name, the data file (format, split), the setup, the victim's
+    name as the user gave it, the sample (``limit`` pairs drawn with ``seed``; None: every eligible
+    pair) and whether pairs the victim trained on are attacked too."""
+
+    name: str
+    data: Path
+    fmt: str
+    setup: Setup
+    victim_name: str
+    limit: int | None = None
+    seed: int = 0
+    split: str | None = None
+    include_trained: bool = False
+
+
+@dataclass(frozen=True)
+class RunHooks:
+    """How a caller follows a run: a tqdm bar (``progress``), ``should_stop()`` asked before each pair
+    (True ends the run early, unfinished: it resumes when run again), and ``on_start(run, selected)``
+    once the run exists."""
+
+    progress: bool = True
+    should_stop: Callable[[], bool] | None = None
+    on_start: Callable[[Run, int], None] | None = None
+
+
+@dataclass(frozen=True)
+class VictimInfo:
+    """What a run records of its victim before any weights load: where it is (a folder, a hub id,
+    a URL) and the NLI label of each of its outputs."""
+
+    location: str
+    labels: tuple[str, ...]
+
+    @classmethod
+    def of(cls, victim: Victim) -> VictimInfo:
+        return cls(victim.name, tuple(victim.labels))
+
+
+def start_run(store: RunStore, spec: RunSpec, recipe: AttackRecipe, resources: Resources, victim: VictimInfo,
+              pairs: Sequence[NLIPair]) -> tuple[Run, list[tuple[int, NLIPair]]]:
+    """Create or resume the run (its whole identity checked, see :mod:`engine.attack.identity`) and
+    choose its pairs (``pairs``: the data file's, read); pairs the victim trained on are left out
+    unless ``spec.include_trained``. The run stores ``recipe`` (resolved for the data's format) whole.
+    Nothing is built or loaded here: a resume with another recipe is refused before any model loads."""
+    recipe = recipe.for_data(spec.data, spec.fmt)
+    exclude = training_exclusions(victim.location, spec.include_trained)
+    chosen = select_pairs(pairs, spec.setup, spec.limit, spec.seed, exclude)
+    data_identity = {"sha256": file_digest(spec.data), "format": spec.fmt, "split": spec.split, "limit": spec.limit,
+                     "include_trained": spec.include_trained,
+                     "trained_pairs_left_out": sum(1 for p in pairs if p.label == spec.setup.source_label
                                                    and pair_key(p.premise, p.hypothesis) in exclude)}
-    config = run_identity(recipe.to_json(), victim_identity(victim_location, ",".join(labels)), data_identity,
-                          runtime_identity(settings))
-    return store.start_run(run_name, setup.name, victim_name, data, fmt, seed, config), chosen
+    config = run_identity(recipe.to_json(), victim_identity(victim.location, ",".join(victim.labels)),
+                          data_identity, runtime_identity(stage_settings(recipe, resources)))
+    return store.start_run(spec.name, spec.setup.name, spec.victim_name, spec.data, spec.fmt, spec.seed, config), chosen
 
 
 @dataclass(frozen=True)
@@ -90,44 +128,28 @@ class RunReport:
     stopped: bool = False  # ``should_stop`` ended it early; the run stays resumable
 
 
-def run_attacks(
-    store: RunStore, run_name: str, data: Path, fmt: str, setup: Setup, victim_name: str, victim: Victim,
-    tools: AttackTools, settings: Settings, *, limit: int | None = None, seed: int = 0,
-    split: str | None = None, pairs: Sequence[NLIPair] | None = None, progress: bool = True,
-    should_stop: Callable[[], bool] | None = None, on_start: Callable[[Run, int], None] | None = None,
-    include_trained: bool = False, recipe: AttackRecipe | None = None,
-) -> RunReport:
-    """Attack the selected pairs of ``data`` (``pairs``: already read from it), committing each
-    result; pairs already stored for ``run_name`` are not attacked again (resume). Pairs the victim
-    trained on are left out unless ``include_trained`` (the run records which).
-
-    ``on_start(run, selected)`` is called once the run exists; ``should_stop()`` is asked before
-    each pair, and a True ends the run early, unfinished (it resumes when run again).
-
-    ``recipe`` is the attack (:class:`engine.attack.recipe.AttackRecipe`; ``tools`` must be built
-    with it applied); None: the one ``settings`` describe, with AltLM as ``tools`` has it.
-    """
-    pairs = read_pairs(data, fmt, split) if pairs is None else pairs
-    if recipe is None:
-        recipe = AttackRecipe.from_settings(settings).with_alt_lm(tools.fill_in is not None)
-    recipe = recipe.for_data(data, fmt)
-    settings = recipe.apply(settings)
-    run, chosen = start_run(store, run_name, data, fmt, setup, victim_name, victim.name, victim.labels, settings,
-                            recipe, limit=limit, seed=seed, split=split, pairs=pairs, include_trained=include_trained)
-    if on_start is not None:
-        on_start(run, len(chosen))
+def run_attacks(store: RunStore, spec: RunSpec, attack: Attack, victim: Victim, *,
+                pairs: Sequence[NLIPair] | None = None, hooks: RunHooks = RunHooks()) -> RunReport:
+    """Attack the selected pairs of ``spec.data`` with ``attack`` (``pairs``: already read from the
+    file), committing each result; pairs already stored for the run are not attacked again (resume).
+    Pairs the victim trained on are left out unless ``spec.include_trained`` (the run records which)."""
+    pairs = read_pairs(spec.data, spec.fmt, spec.split) if pairs is None else pairs
+    attack = attack.for_data(spec.data, spec.fmt)
+    run, chosen = start_run(store, spec, attack.recipe, attack.resources, VictimInfo.of(victim), pairs)
+    if hooks.on_start is not None:
+        hooks.on_start(run, len(chosen))
     done = store.done_pair_indices(run.id)
     todo = [(k, p) for k, p in chosen if k not in done]
     began = time.monotonic()
     counts = dict.fromkeys(AttackStatus, 0)
-    bar = tqdm(todo, desc=f"attack {setup.name}", unit="pair", disable=not progress)
+    bar = tqdm(todo, desc=f"attack {spec.setup.name}", unit="pair", disable=not hooks.progress)
     stopped = False
     for index, pair in bar:
-        if should_stop is not None and should_stop():
+        if hooks.should_stop is not None and hooks.should_stop():
             stopped = True
             break
         started = datetime.now(UTC)
-        result = attack_pair(pair.premise, pair.hypothesis, pair.label, setup, victim, tools, settings, recipe)
+        result = attack_pair(attack, Target.of_pair(pair, spec.setup), victim)
         store.record_attack(run.id, result.to_record(index, started, datetime.now(UTC)))
         counts[result.status] += 1
         bar.set_postfix({status.value: n for status, n in counts.items()})

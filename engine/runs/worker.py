@@ -20,13 +20,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from engine.attack.build import Attack, Resources, build
 from engine.attack.recipe import load_recipe, recipe_names
-from engine.attack.search import AttackTools
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
 from engine.core.settings import Settings
 from engine.natlog.setups import get_setup
-from engine.runs.runner import run_attacks
+from engine.runs.runner import RunHooks, RunSpec, run_attacks
 from engine.store import jobs
 from engine.store.store import RunStore
 from engine.victim.model import load_victim, offline_victim_dir
@@ -93,24 +93,25 @@ def check_spec(spec: dict[str, Any]) -> dict[str, Any]:
     return spec
 
 
-def execute(store: RunStore, job: jobs.Job, settings: Settings, tools: AttackTools | None = None) -> str:
-    """Run one claimed job to its end with its recipe (``spec["recipe"]``, a named one; default:
-    ``default``); returns the final status (the job row is updated). ``tools`` must be built under
-    the recipe's settings (:func:`job_settings`)."""
+def job_attack(job: jobs.Job, resources: Resources) -> Attack:
+    """The attack a job runs: its recipe (``spec["recipe"]``, a named one; default: ``default``) built
+    under ``resources`` (built once per recipe in a process: jobs of one recipe share the models)."""
+    return build(load_recipe(check_spec(job.spec).get("recipe"), resources.settings), resources)
+
+
+def execute(store: RunStore, job: jobs.Job, attack: Attack) -> str:
+    """Run one claimed job to its end with ``attack`` (:func:`job_attack`); returns the final status
+    (the job row is updated)."""
     spec = check_spec(job.spec)
-    recipe = load_recipe(spec.get("recipe"), settings)
-    settings = recipe.apply(settings)
+    settings = attack.resources.settings
     victim_name = spec.get("victim") or settings.victim
-    victim = load_victim(victim_name, spec.get("label_map") or None, settings)
-    tools = tools or AttackTools.build(settings)
-    report = run_attacks(
-        store, job.run_name, Path(spec["data"]), spec.get("format") or "auto", get_setup(spec["setup"]),
-        victim_name, victim, tools, settings, limit=spec.get("limit"), seed=int(spec.get("seed") or 0),
-        split=spec.get("split") or None, progress=False,
-        should_stop=lambda: jobs.cancel_requested(store, job.id),
-        on_start=lambda run, total: jobs.set_total(store, job.id, total),
-        include_trained=bool(spec.get("include_trained")), recipe=recipe,
-    )
+    victim = load_victim(victim_name, spec.get("label_map") or None, settings=settings)
+    run = RunSpec(job.run_name, Path(spec["data"]), spec.get("format") or "auto", get_setup(spec["setup"]),
+                  victim_name, limit=spec.get("limit"), seed=int(spec.get("seed") or 0),
+                  split=spec.get("split") or None, include_trained=bool(spec.get("include_trained")))
+    hooks = RunHooks(progress=False, should_stop=lambda: jobs.cancel_requested(store, job.id),
+                     on_start=lambda run, total: jobs.set_total(store, job.id, total))
+    report = run_attacks(store, run, attack, victim, hooks=hooks)
     status = "cancelled" if report.stopped else "done"
     message = (f"{report.attacked} attacked, {report.successful} successful, {report.skipped} skipped"
                + (" (stopped on request; queue it again to resume)" if report.stopped else ""))
@@ -176,20 +177,10 @@ def execute_training(store: RunStore, job: jobs.Job, settings: Settings) -> str:
     return "done"
 
 
-def job_settings(job: jobs.Job, settings: Settings) -> Settings:
-    """The settings a job's attack runs under: ``settings`` with the job's recipe applied."""
-    return load_recipe(check_spec(job.spec).get("recipe"), settings).apply(settings)
-
-
-def _tools_key(settings: Settings) -> tuple[object, ...]:
-    """The sections the attack tools are built from (jobs whose recipes agree on them share one set)."""
-    return settings.ranking, settings.lexicon, settings.search, settings.models
-
-
-def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = None) -> int:
+def run_worker(db_path: Path, resources: Resources) -> int:
     """Drain the queue of ``db_path``; returns how many jobs ran (0 when another worker holds the lock)."""
     ran = 0
-    built: dict[tuple[object, ...], AttackTools] = {}
+    settings = resources.settings
     with worker_lock(db_path) as mine:
         if not mine:
             return 0
@@ -201,12 +192,7 @@ def run_worker(db_path: Path, settings: Settings, tools: AttackTools | None = No
                     if job.kind == TRAIN_JOB:
                         execute_training(store, job, settings)
                         continue
-                    # The LMs load once for every job of a recipe.
-                    applied = job_settings(job, settings)
-                    key = _tools_key(applied)
-                    if key not in built:
-                        built[key] = tools if tools is not None and not built else AttackTools.build(applied)
-                    execute(store, job, settings, built[key])
+                    execute(store, job, job_attack(job, resources))
                 except (InputError, ResourceError) as exc:
                     jobs.finish(store, job.id, "failed", str(exc))
                 except Exception as exc:  # a worker outlives one bad job; the traceback goes to the log

@@ -31,12 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.core.errors import InputError
-from engine.core.settings import DEFAULT_SETTINGS, PROJECT_ROOT, Settings, SettingsError
+from engine.core.settings import PROJECT_ROOT, Settings, SettingsError
 from engine.validity.features import FeatureExtractor, ValidityInput
 
 if TYPE_CHECKING:
     from engine.edits.records import Candidate
-    from engine.ranking.models import SentenceEncoder
+    from engine.models.language import SentenceEncoder
     from engine.ranking.scoring import CausalLMScorer
 
 SHIPPED = PROJECT_ROOT / "engine" / "validity" / "estimator.json"
@@ -124,8 +124,8 @@ def _load(path: Path) -> ValidityModel:
     return ValidityModel.load(path)
 
 
-def load_model(settings: Settings | None = None) -> ValidityModel | None:
-    path = estimate_path(settings or DEFAULT_SETTINGS)
+def load_model(settings: Settings) -> ValidityModel | None:
+    path = estimate_path(settings)
     return None if path is None else _load(path)
 
 
@@ -214,28 +214,6 @@ class ValidityGate:
         estimator = ValidityEstimator.build(settings, scorer, encoder)
         return None if estimator is None else cls(estimator, settings.min_validity, settings.validity_weight,
                                                   settings.natural_floor)
-
-    def for_settings(self, settings: Settings) -> "ValidityGate | None":
-        """This gate as ``settings`` describe it (a run's recipe, not the tools' defaults): None when
-        they name no validity estimate; the natural estimate left out when they name none (one
-        loaded when they name one this gate lacks); their threshold, weight and floor."""
-        if settings.validity_estimate.strip() == "none":
-            return None
-        estimator = self.estimator
-        wanted = load_natural(settings)
-        if wanted is None:
-            estimator = estimator.without_natural()
-        elif estimator.natural is None or estimator.natural.digest != wanted.digest:
-            needed = set(estimator.model.features) | set(wanted.features)
-            extractor = estimator.extractor
-            if not needed <= set(extractor.names) or not {n.split("|")[0] for n in needed} <= extractor.wanted:
-                extractor = FeatureExtractor(extractor.operators, extractor.scorer, extractor.encoder,
-                                             extractor.settings, wanted=needed)
-            estimator = ValidityEstimator(estimator.model, extractor, wanted)
-        same = (estimator is self.estimator and (self.min_validity, self.weight) == (settings.min_validity,
-                settings.validity_weight) and self.natural_floor == (settings.natural_floor if wanted else 0.0))
-        return self if same else ValidityGate(estimator, settings.min_validity, settings.validity_weight,
-                                              settings.natural_floor)
 
     def last_resort(self, candidate: Candidate) -> bool:
         """Whether a kept candidate is asked only after the round's others: its natural estimate is

@@ -30,10 +30,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 
 if TYPE_CHECKING:
-    from engine.ranking.models import SentenceEncoder
+    from engine.models.language import SentenceEncoder
     from engine.ranking.scoring import CausalLMScorer
 
 TARGETS = ("entailment", "neutral", "contradiction")
@@ -187,10 +187,10 @@ class FeatureExtractor:
     the plumbing only: the shipped estimate is fitted with both)."""
 
     def __init__(self, operators: Sequence[str], scorer: CausalLMScorer | None, encoder: SentenceEncoder | None,
-                 settings: Settings | None = None, wanted: Collection[str] | None = None) -> None:
+                 settings: Settings, wanted: Collection[str] | None = None) -> None:
         self.operators = tuple(operators)
         self.scorer, self.encoder = scorer, encoder
-        self.settings = settings or DEFAULT_SETTINGS
+        self.settings = settings
         # The base features a fitted estimate uses (None: all): the costly per-candidate LM passes
         # run only when one of them is wanted (the rest of the row is cheap and always computed).
         self.wanted = frozenset(PER_CANDIDATE_LM | ENCODER if wanted is None else {n.split("|")[0] for n in wanted})

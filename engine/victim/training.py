@@ -24,14 +24,14 @@ from pathlib import Path
 import torch
 from tqdm import tqdm
 
-from engine.attack.identity import model_identity
 from engine.core.errors import InputError
 from engine.core.resources import minilm_path
 from engine.core.settings import Settings
 from engine.core.vocab import LABELS
 from engine.data.readers import NLIPair, file_digest, pair_key, pairs_digest, read_pairs
-from engine.ranking.models import resolve_device
-from engine.victim.model import Victim, offline_victim_dir
+from engine.models.language import resolve_device
+from engine.victim.identity import model_identity
+from engine.victim.model import HFVictim, Victim, offline_victim_dir
 
 CARD_FILE = "training.json"
 TRAINED_PAIRS_FILE = "trained_pairs.txt"
@@ -339,7 +339,7 @@ def train_victim(
     model.save_pretrained(output)
     tokenizer.save_pretrained(output)
 
-    victim = Victim(model, tokenizer, LABELS, name=str(final), device=device)
+    victim = HFVictim(model, tokenizer, LABELS, name=str(final), device=device)
     results = {"dev": asdict(evaluate(victim, dev))}
     for source in evaluation:
         results[source.name] = asdict(evaluate(victim, source.load(config.seed)))

@@ -232,11 +232,11 @@ def test_data_file_text_is_shown_as_text(admin, tmp_path: Path, monkeypatch) -> 
 CONFIDENCE = str(PROJECT_ROOT / "pages" / "confidence.py")
 
 
-def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, tools, contradictions) -> None:
+def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, attack, contradictions) -> None:
     """A run of real attacks: the explorer shows its candidates grouped and one attack's path, links
     to the stepper, and the stepper opened from the link holds that attack's pair."""
     from engine.natlog.setups import get_setup
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunHooks, RunSpec, run_attacks
     from engine.victim.model import load_victim
 
     victim_dir = build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))
@@ -246,8 +246,8 @@ def test_confidence_explorer_and_the_way_to_the_stepper(admin, tmp_path: Path, t
     data.write_text(f"1\t{pair.premise}\t{hypothesis}\tCONTRADICTION\n", encoding="utf-8")
     settings = get_settings()
     with Store.open(settings=settings) as store:
-        run_attacks(store, "c2c-run", data, "tsv", get_setup("C2C"), str(victim_dir),
-                    load_victim(str(victim_dir), settings=settings), tools, settings, progress=False)
+        run_attacks(store, RunSpec("c2c-run", data, "tsv", get_setup("C2C"), str(victim_dir)), attack,
+                    load_victim(str(victim_dir), settings=settings), hooks=RunHooks(progress=False))
         attack_id = store.attacks()[0].id
     app = signed_in(CONFIDENCE, *admin)
     assert not app.exception, app.exception
@@ -291,11 +291,11 @@ RUNS = str(PROJECT_ROOT / "pages" / "runs.py")
 def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, monkeypatch) -> None:
     """Queueing from the page writes jobs to the store and starts the worker (recorded here); a
     queued job is cancelled from its row; uploads land in the uploads folder only."""
-    import engine.runs.worker
+    from engine import api
     from engine.store import jobs
 
     started: list[Path] = []
-    monkeypatch.setattr(engine.runs.worker, "spawn_worker", lambda db: started.append(db) or True)
+    monkeypatch.setattr(api, "spawn_worker", lambda db: started.append(db) or True)  # the page calls it through the api
     shared = tmp_path / "shared"
     shared.mkdir()
     (shared / "pairs.tsv").write_text("1\tA man sleeps.\tA man rests.\tENTAILMENT\n", encoding="utf-8")

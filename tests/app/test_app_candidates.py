@@ -77,3 +77,43 @@ def test_with_a_premise_each_candidate_has_a_validity_estimate() -> None:
     first = e2e[~e2e["natural"].lt(settings.natural_floor)]
     order = [math.log(p) - settings.validity_weight * math.log(v) for p, v in zip(first["score"], first["natural"])]
     assert all(a <= b + 1e-3 for a, b in zip(order, order[1:]))  # the table rounds score and estimate
+
+
+def test_the_page_the_command_line_and_the_search_list_one_round(capsys, tmp_path) -> None:
+    """One pair through all three: ``engine candidates --json``, the Candidates page and the first
+    round of the search give the same candidates in the same order, each with its validity estimate
+    (the round's gate, the natural order, verb swaps last: one pipeline, ``propose``)."""
+    import json
+
+    from engine.api import Target, get_settings, get_setup, load_victim, start_search
+    from engine.cli import main
+    from tests.attacking import attack_of
+    from tests.tiny_models import build_tiny_classifier
+
+    premise, hypothesis = "A goose is standing on the grass near a pond.", "A goose is a large bird"
+    assert main(["candidates", "--premise", premise, "--hypothesis", hypothesis, "--label", "entailment",
+                 "--setup", "E2E", "--top", "40", "--no-alt-lm", "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    assert listed and all("validity" in c and "naturalness" in c for c in listed)
+
+    app = AppTest.from_file(PAGE, default_timeout=300).run()
+    app.text_input(key="cand_premise").input(premise)
+    app.text_input(key="cand_hypothesis").input(hypothesis)
+    app.selectbox(key="cand_label").set_value("entailment")
+    app.number_input(key="cand_top").set_value(40)
+    app.button[0].click()
+    app = app.run()
+    assert not app.exception and not app.error
+    page = app.dataframe[0].value  # the E2E tab
+
+    settings = get_settings()
+    says_entailment = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(3.0, 0.0, 0.0))),
+                                  settings=settings)
+    search = start_search(attack_of(settings.with_overrides(top_k=40)),
+                          Target.of(premise, hypothesis, "entailment", get_setup("E2E")), says_entailment)
+    first = search.step()
+    asked = [c.text for c in first.candidates]
+
+    assert [c["text"] for c in listed] == list(page["H*"]) == asked
+    assert [round(c["validity"], 2) for c in listed] == [round(v, 2) for v in page["validity"]]
+    assert [round(c["validity"], 2) for c in listed] == [round(c.validity or -1, 2) for c in first.candidates]

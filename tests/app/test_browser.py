@@ -99,13 +99,14 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
         assert connection.execute("SELECT label FROM judgments").fetchall() == []
 
 
-def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, tools, contradictions) -> None:
+def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, contradictions) -> None:
     """An admin opens the confidence explorer on a run of real attacks, sees one attack's path, and
     follows its link to the stepper, which holds that attack's pair."""
     from annotations import Store, auth
     from engine.core.settings import get_settings
     from engine.natlog.setups import get_setup
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunHooks, RunSpec, run_attacks
+    from tests.attacking import attack_of
 
     db = tmp_path / "explore.sqlite"
     data = tmp_path / "pairs.tsv"
@@ -113,8 +114,8 @@ def test_confidence_explorer_opens_the_attack_in_the_stepper(tmp_path, victim, t
     data.write_text(f"1\t{pair.premise}\t{pair.hypothesis}\tCONTRADICTION\n", encoding="utf-8")
     settings = get_settings().with_overrides(db_path=db, query_budget=15, top_k=6)
     with Store.open(db, settings) as store:
-        run_attacks(store, "c2c-run", data, "tsv", get_setup("C2C"), "offline", victim, tools, settings,
-                    progress=False)
+        run_attacks(store, RunSpec("c2c-run", data, "tsv", get_setup("C2C"), "offline"), attack_of(settings), victim,
+                    hooks=RunHooks(progress=False))
         attack_id = store.attacks()[0].id
         token = auth.add_annotator(store, "root", "admin")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -171,13 +172,14 @@ def test_a_run_started_from_the_runs_page_finishes(tmp_path) -> None:
         assert connection.execute("SELECT COUNT(*) FROM attacks WHERE status = 'success'").fetchone() == (2,)
 
 
-def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
+def test_tour_of_every_page(tmp_path, victim, contradictions) -> None:
     """Every page renders in Chromium for a signed-in admin on a store with a run, without an
     error box; the screenshots are the README tour's (``make screenshots`` copies them to docs/)."""
     from annotations import Store, auth
     from engine.core.settings import get_settings
     from engine.natlog.setups import get_setup
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunHooks, RunSpec, run_attacks
+    from tests.attacking import attack_of
 
     db = tmp_path / "tour.sqlite"
     data = tmp_path / "pairs.tsv"
@@ -186,8 +188,8 @@ def test_tour_of_every_page(tmp_path, victim, tools, contradictions) -> None:
     settings = get_settings().with_overrides(db_path=db, query_budget=12, top_k=6)
     with Store.open(db, settings) as store:
         for setup in ("C2E", "C2C"):
-            run_attacks(store, f"{setup.lower()}-tour", data, "tsv", get_setup(setup), "offline", victim, tools,
-                        settings, progress=False)
+            run_attacks(store, RunSpec(f"{setup.lower()}-tour", data, "tsv", get_setup(setup), "offline"),
+                        attack_of(settings), victim, hooks=RunHooks(progress=False))
         token = auth.add_annotator(store, "root", "admin")
     ARTIFACTS.mkdir(exist_ok=True)
     pages = {"candidates": "Candidates", "attack": "Attack stepper", "results": "Attack results",
@@ -322,13 +324,14 @@ def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared
 def first_pair_answered_right(victim_folder, data) -> int:
     """The stepper's index (pairs the victim trained on hidden, as the page shows them) of the first
     pair from index 1 on whose gold label the victim at ``victim_folder`` predicts."""
+    from engine.core.settings import get_settings
     from engine.data.readers import pair_key, read_pairs
     from engine.victim.model import load_victim
     from engine.victim.training import trained_pair_keys
 
     trained = trained_pair_keys(victim_folder) or frozenset()
     shown = [p for p in read_pairs(data, "auto") if pair_key(p.premise, p.hypothesis) not in trained][:200]
-    victim = load_victim(str(victim_folder))
+    victim = load_victim(str(victim_folder), settings=get_settings())
     guesses = victim.predict([(p.premise, p.hypothesis) for p in shown])
     return next(k for k, (p, g) in enumerate(zip(shown, guesses)) if k >= 1 and g.label == p.label)
 

@@ -193,14 +193,15 @@ def test_hostile_data_text_stays_text_and_nothing_in_the_page_names_an_item(tmp_
 
 
 def test_hostile_hypothesis_stays_text_in_the_stepper_chart_and_the_confidence_page(
-        tmp_path, victim, tools) -> None:  # noqa: ANN001 - pytest fixtures
+        tmp_path, victim) -> None:  # noqa: ANN001 - pytest fixtures
     """A data file whose hypothesis holds HTML, a colour and an icon directive: after a round in the
     stepper, the candidates' chart (plotly) and table show it as text; the Confidence page of a run
     on the same file introduces no element, link or icon either."""
     from annotations import Store, auth
     from engine.core.settings import get_settings
     from engine.natlog.setups import get_setup
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunHooks, RunSpec, run_attacks
+    from tests.attacking import attack_of
 
     hypothesis = "A <b>man</b> is playing :red[music] near a <a href='http://evil.example'>shop</a>"
     shared = tmp_path / "shared"
@@ -210,8 +211,8 @@ def test_hostile_hypothesis_stays_text_in_the_stepper_chart_and_the_confidence_p
     db = tmp_path / "hostile.sqlite"
     settings = get_settings().with_overrides(db_path=db, query_budget=8, top_k=6)
     with Store.open(db, settings) as store:
-        run_attacks(store, "hostile-run", data, "tsv", get_setup("C2C"), "offline", victim, tools, settings,
-                    progress=False)
+        run_attacks(store, RunSpec("hostile-run", data, "tsv", get_setup("C2C"), "offline"), attack_of(settings), victim,
+                    hooks=RunHooks(progress=False))
         token = auth.add_annotator(store, "root", "admin")
     env = {"NATLOG_DB_PATH": str(db), "NATLOG_SHARED_DATA_DIR": str(shared), "NATLOG_VICTIM": str(victim.name),
            "NATLOG_QUERY_BUDGET": "8", "NATLOG_TOP_K": "6"}

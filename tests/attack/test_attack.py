@@ -10,38 +10,43 @@ from pathlib import Path
 import pytest
 import torch
 
-from engine.attack.search import AttackTools, allowed_next, attack_pair, start_search
-from engine.constraints.chain import CheckContext, ConstraintChain, PremiseCheck, RelationGuard, said_words
+from engine.attack.build import Attack
+from engine.attack.recipe import DEFAULT_CONSTRAINTS
+from engine.attack.search import Target, allowed_next, attack_pair, start_search
+from engine.constraints import CheckContext, ConstraintChain, PremiseCheck, RelationGuard, said_words
 from engine.core.errors import InputError
 from engine.data.readers import read_pairs
 from engine.edits.candidates import generate_candidates
+from engine.models.language import lm_dtype
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation, join_sets
 from engine.natlog.setups import SETUPS, get_setup
 from engine.parse import parse
-from engine.ranking.models import lm_dtype
 from engine.validity.features import ValidityInput
 from engine.victim.model import Victim, load_victim
+from tests.attacking import attack_of
 from tests.tiny_models import build_tiny_classifier
 
 R = Relation
 
 
-def test_reported_perplexity_is_scored_in_float32(tools: AttackTools, settings) -> None:
+def test_reported_perplexity_is_scored_in_float32(attack: Attack, settings) -> None:
     """The ranking scorer runs in the configured ``lm_dtype`` (``auto``: bfloat16 on CPUs with native
     bf16), the reported perplexity in float32; ``rel=0.1`` covers bf16's rounding (2.5 % here), so the
     comparison holds in either precision."""
-    ranking = next(tools.scorer.lm.model.parameters()).dtype
-    assert ranking == lm_dtype(tools.scorer.lm.device, settings.lm_dtype)
-    assert next(tools.ppl_scorer.lm.model.parameters()).dtype == torch.float32
+    scorer, perplexity = attack.ranker.scorer, attack.ranker.perplexity
+    ranking = next(scorer.lm.model.parameters()).dtype
+    assert ranking == lm_dtype(scorer.lm.device, settings.lm_dtype)
+    assert next(perplexity.lm.model.parameters()).dtype == torch.float32
     texts = ["A dog runs in the park.", "Park the in runs dog a."]
-    fast, exact = tools.scorer.score(texts), tools.ppl_scorer.score(texts)
+    fast, exact = scorer.score(texts), perplexity.score(texts)
     assert fast[0] < fast[1] and exact[0] < exact[1]
     assert fast[0] == pytest.approx(exact[0], rel=0.1)
 
 
-def small(settings, **values):
-    return settings.with_overrides(**values)
+def small(settings, **values) -> Attack:
+    """The test attack under ``settings`` with ``values`` for some of its fields."""
+    return attack_of(settings.with_overrides(**values))
 
 
 def test_allowed_next_follows_the_join_table() -> None:
@@ -65,7 +70,7 @@ def test_guard_drops_candidates_whose_composed_relation_leaves_the_setup(setting
     assert kept == []
     assert guard.keep(found, CheckContext(setup)) == found
     # The chain tallies what each constraint dropped, in chain order.
-    checked = ConstraintChain.default().apply(found, CheckContext(setup, "A man plays.", after_alternation))
+    checked = ConstraintChain.named(DEFAULT_CONSTRAINTS).apply(found, CheckContext(setup, "A man plays.", after_alternation))
     assert checked.kept == [] and checked.rejected["relation-guard"] == len(found)
     assert set(checked.rejected.values()) == {len(found), 0} and checked.by_operator["relation-guard"]
     for c in found:
@@ -77,14 +82,14 @@ def test_premise_check_keeps_neutral_targets_neutral(settings) -> None:
     found = generate_candidates(polarize(parse("A man sweeps.", settings=settings)), e2n.relations, settings=settings)
     premise = "A man in a red shirt sweeps the floor of a shop."
     check = PremiseCheck()
-    kept = {c.text for c in check.keep(found, CheckContext(e2n, premise))}
+    kept = {c.text for c in check.keep(found, CheckContext(e2n, premise, settings=settings))}
     texts = {c.text for c in found}
     assert "A man in a red shirt sweeps." in texts and "A man in a red shirt sweeps." not in kept
     assert "A man with a hat sweeps." in kept
     # An H* that says only what P talks about is decided by P: the double negation of "A man sweeps"
     # says that a man sweeps, which P entails.
     assert "It is not true that a man does not sweep." in texts and "It is not true that a man does not sweep." not in kept
-    assert check.keep(found, CheckContext(get_setup("C2C"), premise)) == found  # P contradicts every stronger H*
+    assert check.keep(found, CheckContext(get_setup("C2C"), premise, settings=settings)) == found  # P contradicts every stronger H*
 
 
 def test_premise_check_drops_what_the_premise_decides(settings) -> None:
@@ -105,7 +110,7 @@ def test_premise_check_drops_what_the_premise_decides(settings) -> None:
         "Two men re-entered the room", settings)
 
 
-def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, settings, shared_data: Path) -> None:
+def test_skipped_pair_is_never_attacked(victim: Victim, attack: Attack, settings, shared_data: Path) -> None:
     calls = []
 
     def spy(*args, **kwargs):
@@ -113,8 +118,8 @@ def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, sett
         return generate_candidates(*args, **kwargs)
 
     pair = next(p for p in read_pairs(shared_data / "snli_test.tsv") if p.label == "entailment")
-    result = attack_pair(pair.premise, pair.hypothesis, "entailment", get_setup("E2E"), victim,
-                         dataclasses.replace(tools, generate=spy), settings)
+    result = attack_pair(dataclasses.replace(attack, generate=spy),
+                         Target.of(pair.premise, pair.hypothesis, "entailment", get_setup("E2E")), victim)
     assert result.status == "skipped" and result.original.label == "contradiction"
     assert result.rounds == () and result.queries == 1 and calls == []
     now = datetime.now(UTC)
@@ -122,9 +127,9 @@ def test_skipped_pair_is_never_attacked(victim: Victim, tools: AttackTools, sett
     assert record.status == "skipped" and record.adversarial_hypothesis is None
 
 
-def test_label_flip_succeeds_with_a_derivation(victim: Victim, tools: AttackTools, settings, contradictions) -> None:
+def test_label_flip_succeeds_with_a_derivation(victim: Victim, attack: Attack, settings, contradictions) -> None:
     pair = contradictions[0]
-    result = attack_pair(pair.premise, pair.hypothesis, "contradiction", get_setup("C2E"), victim, tools, settings)
+    result = attack_pair(attack, Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2E")), victim)
     assert result.status == "success"
     assert result.adversarial.label != "entailment"
     (step,) = result.derivation
@@ -135,32 +140,32 @@ def test_label_flip_succeeds_with_a_derivation(victim: Victim, tools: AttackTool
     now = datetime.now(UTC)
     assert result.to_record(0, now, now).trace["self_check"]["status"] == "re-derived"
     assert result.queries == 2  # the original pair, then the best-ranked candidate
-    assert result.perplexity == pytest.approx(tools.ppl_scorer.score([result.adversarial_hypothesis])[0])
+    assert result.perplexity == pytest.approx(attack.ranker.perplexity.score([result.adversarial_hypothesis])[0])
     first = result.rounds[0]
     assert first.queried[0].text == first.candidates[0].text
     assert [c.score for c in first.candidates] == sorted(c.score for c in first.candidates)
 
 
-def test_a_success_pool_keeps_the_success_most_likely_valid(tmp_path: Path, tools: AttackTools, settings,
+def test_a_success_pool_keeps_the_success_most_likely_valid(tmp_path: Path, attack: Attack, settings,
                                                             shared_data: Path) -> None:
     """With ``success_pool`` the round asks that many more candidates after its first success (each a
     query) and keeps the success the validity estimate rates highest; 0 keeps the first, as the paper."""
-    assert tools.gate is not None
+    assert attack.ranker.gate is not None
     says_entailment = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(3.0, 0.0, 0.0))),
                                   settings=settings)
     pair = next(p for p in read_pairs(shared_data / "snli_test.tsv", "snli")
                 if p.label == "entailment" and p.hypothesis == "A man is playing a guitar.")
 
     def run(pool: int):
-        return attack_pair(pair.premise, pair.hypothesis, "entailment", get_setup("E2N"), says_entailment, tools,
-                           small(settings, top_k=12, success_pool=pool))
+        return attack_pair(small(settings, top_k=12, success_pool=pool),
+                           Target.of(pair.premise, pair.hypothesis, "entailment", get_setup("E2N")), says_entailment)
 
     first, pooled = run(0), run(3)
     assert first.status == pooled.status == "success"  # this victim misses every neutral H*
     assert first.queries == 2 and first.rounds[0].chosen == 0
     (round_,) = pooled.rounds
     assert len(round_.queried) == 4 and pooled.queries == 5  # the original pair, the first success, 3 more
-    estimates = [tools.gate.estimator.estimate([ValidityInput(pair.premise, pair.hypothesis, q.text,
+    estimates = [attack.ranker.gate.estimator.estimate([ValidityInput(pair.premise, pair.hypothesis, q.text,
                                                               (c.operator,), "neutral", 1)])[0].probability
                  for q, c in zip(round_.queried, round_.candidates)]
     assert round_.chosen == max(range(4), key=lambda k: (estimates[k], -k)) != 0  # not the first here
@@ -169,7 +174,7 @@ def test_a_success_pool_keeps_the_success_most_likely_valid(tmp_path: Path, tool
     assert round_.queried[0].text == first.adversarial_hypothesis  # the same order, only the pick differs
 
 
-def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim, tools: AttackTools, settings,
+def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim, attack: Attack, settings,
                                                                  contradictions) -> None:
     """Candidates only for H itself: round 1 asks them all, round 2 (from the one chosen) has none,
     and the search resumes from the asked candidate with the next lowest P(target), up to
@@ -180,9 +185,9 @@ def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim
         return generate_candidates(polarized, *args, **kwargs)[:30] if polarized.sentence.text == pair.hypothesis else []
 
     def run(backtracks: int):
-        search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
-                              dataclasses.replace(tools, generate=only_from_h),
-                              small(settings, top_k=8, max_backtracks=backtracks))
+        search = start_search(dataclasses.replace(small(settings, top_k=8, max_backtracks=backtracks),
+                                                  generate=only_from_h),
+                              Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C")), victim)
         return search.run()
 
     greedy, backtracking = run(0), run(2)
@@ -204,7 +209,7 @@ def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim
     assert backtracking.to_json()["rounds"][1]["resumed"] == first.candidates[by_target[1]].text
 
 
-def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, tools: AttackTools, settings,
+def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, attack: Attack, settings,
                                                    contradictions) -> None:
     """``round_patience``: a round pauses once that many asks in a row left its lowest P(target)
     where it was; the search goes on from the lowest asked at once, and at the dead end it comes
@@ -216,9 +221,9 @@ def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, tools: Attac
         return generate_candidates(polarized, *args, **kwargs)[:30] if polarized.sentence.text == pair.hypothesis else []
 
     def run(patience: int):
-        return start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
-                            dataclasses.replace(tools, generate=only_from_h),
-                            small(settings, top_k=8, max_backtracks=0, round_patience=patience)).run()
+        return start_search(dataclasses.replace(small(settings, top_k=8, max_backtracks=0, round_patience=patience),
+                                                generate=only_from_h),
+                            Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C")), victim).run()
 
     whole, patient = run(0), run(1)
     assert [r.outcome for r in whole.rounds] == ["exhausted", "no-candidates"]
@@ -240,16 +245,16 @@ def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, tools: Attac
     assert patient.queries == whole.queries  # every candidate once, whatever the order
 
 
-def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, settings, contradictions) -> None:
+def test_budget_rounds_and_composition(victim: Victim, attack: Attack, settings, contradictions) -> None:
     pair = contradictions[1]
     budget = 7
 
     def first_six(*args, **kwargs):  # real candidates, fewer of them to rank: keeps the test fast
         return generate_candidates(*args, **kwargs)[:6]
 
-    search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), victim,
-                          dataclasses.replace(tools, generate=first_six),
-                          small(settings, query_budget=budget, top_k=3, max_backtracks=0))  # the greedy search
+    search = start_search(dataclasses.replace(small(settings, query_budget=budget, top_k=3, max_backtracks=0),
+                                              generate=first_six),  # the greedy search
+                          Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C")), victim)
     rounds = []
     heard: list[list[tuple[str, float]]] = []
     while not search.done:
@@ -284,54 +289,53 @@ def test_budget_rounds_and_composition(victim: Victim, tools: AttackTools, setti
         search.step()
 
 
-def test_queries_are_evaluated_in_few_growing_batches(tmp_path: Path, tools: AttackTools, settings,
+def test_queries_are_evaluated_in_few_growing_batches(tmp_path: Path, attack: Attack, settings,
                                                       contradictions) -> None:
     """A failing search computes exactly the pairs it asks (never beyond the budget), in a handful
     of doubling batches rather than one forward pass per query."""
     fresh = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(0.0, 0.0, 3.0))), settings=settings)
     pair = contradictions[1]  # "A man walks by an ad.": one round has enough licensed edits to spend it
-    result = attack_pair(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C"), fresh, tools,
-                         small(settings, query_budget=40))
+    result = attack_pair(small(settings, query_budget=40),
+                         Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C")), fresh)
     assert (result.status, result.reason, result.queries) == ("failed", "budget", 40)
     assert fresh.evaluations == result.queries
     # The original pair, then per round batches of 8, 16, 32 (capped by what is left): not one pass per query.
     assert fresh.forward_passes <= 1 + 3 * len(result.rounds) < result.queries / 4
 
 
-def test_wrong_setup_for_label(victim: Victim, tools: AttackTools, settings) -> None:
+def test_wrong_setup_for_label(victim: Victim, attack: Attack, settings) -> None:
     with pytest.raises(InputError, match="attacks contradiction pairs"):
-        start_search("A dog runs.", "An animal runs.", "entailment", get_setup("C2E"), victim, tools, settings)
+        start_search(attack, Target.of("A dog runs.", "An animal runs.", "entailment", get_setup("C2E")), victim)
 
 
-def test_edit_polarity_is_the_polarity_of_the_edited_site() -> None:
+def test_edit_polarity_is_the_polarity_of_the_edited_site(settings) -> None:
     from engine.attack.search import edit_polarity
     from engine.edits.candidates import generate_candidates
     from engine.natlog.polarity import polarize
     from engine.natlog.setups import get_setup
     from engine.parse import parse
 
-    polarized = polarize(parse("No dog barked"))
-    found = generate_candidates(polarized, get_setup("E2E").relations)
+    polarized = polarize(parse("No dog barked", settings=settings))
+    found = generate_candidates(polarized, get_setup("E2E").relations, settings=settings)
     on_dog = [c for c in found if c.old == "dog"]
     assert on_dog and all(edit_polarity(polarized, c) == "↓" for c in on_dog)
-    flips = generate_candidates(polarized, get_setup("E2C").relations)
+    flips = generate_candidates(polarized, get_setup("E2C").relations, settings=settings)
     sentence_level = [c for c in flips if c.site is None]
     assert sentence_level and all(edit_polarity(polarized, c) == "↑" for c in sentence_level)
 
 
-def test_a_round_skips_a_seen_text_whatever_the_case_of_its_first_letter(tools: AttackTools, settings) -> None:
+def test_a_round_skips_a_seen_text_whatever_the_case_of_its_first_letter(attack: Attack, settings) -> None:
     """Swapping "kid" back to "child" re-capitalises H: "The child was 18 years old" is the seen
     "the child was 18 years old", not a new candidate (real parse, real WordNet)."""
-    from engine.attack.round import candidate_round
+    from engine.attack.round import RoundStart, candidate_round
 
     polarized = polarize(parse("The kid was 18 years old", settings=settings))
     setup = get_setup("C2C")
+    guarded = dataclasses.replace(attack, chain=ConstraintChain.named(["relation-guard"]))
 
     def texts(seen: set[str]) -> set[str]:
-        found = candidate_round(polarized, setup, setup.relations, settings=settings, scorer=tools.scorer,
-                                chain=ConstraintChain.named(["relation-guard"]), premise=None,
-                                hypothesis="the child was 18 years old", reference=None, senses=tools.senses,
-                                seen=seen)
+        found = candidate_round(guarded, RoundStart(polarized, setup, "the child was 18 years old",
+                                                    seen=frozenset(seen)))
         return {c.text for c in found.ranked}
 
     unseen = texts(set())
@@ -340,20 +344,20 @@ def test_a_round_skips_a_seen_text_whatever_the_case_of_its_first_letter(tools: 
     assert again == unseen - {"The child was 18 years old"}
 
 
-def test_a_round_asks_the_swaps_of_a_verb_after_every_other_candidate(tools: AttackTools, settings) -> None:
+def test_a_round_asks_the_swaps_of_a_verb_after_every_other_candidate(attack: Attack, settings) -> None:
     """``verb_swaps_last``: the swaps of "eating" (a verb in the parse) come after the round's other
     candidates, each group in the order it had; off, the round asks in the ranked order, where some
     verb swap comes before another candidate (real parse, WordNet and SmolLM2 ranking)."""
-    from engine.attack.round import candidate_round
-    from engine.constraints.chain import swaps_a_verb
+    from engine.attack.round import RoundStart, candidate_round
+    from engine.constraints import swaps_a_verb
 
     polarized = polarize(parse("A man is eating a sandwich in the kitchen.", settings=settings))
     setup = get_setup("E2E")
 
     def asked(verbs_last: bool):
-        return candidate_round(polarized, setup, setup.relations, settings=small(settings, verb_swaps_last=verbs_last),
-                               scorer=tools.scorer, chain=ConstraintChain.named(["relation-guard"]), premise=None,
-                               hypothesis=polarized.sentence.text, reference=None, senses=tools.senses)
+        guarded = dataclasses.replace(small(settings, verb_swaps_last=verbs_last),
+                                      chain=ConstraintChain.named(["relation-guard"]))
+        return candidate_round(guarded, RoundStart(polarized, setup, polarized.sentence.text))
 
     plain, ordered = asked(False), asked(True)
     verbs = [c for c in plain.ranked if swaps_a_verb(c, polarized)]

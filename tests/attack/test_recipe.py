@@ -14,13 +14,14 @@ from pathlib import Path
 
 import pytest
 
+from engine.attack.build import Resources
 from engine.attack.identity import run_identity, runtime_identity, victim_identity
 from engine.attack.recipe import AttackRecipe
 from engine.core.errors import InputError
-from engine.core.settings import PROJECT_ROOT, Settings
+from engine.core.settings import PROJECT_ROOT, Settings, SettingsError
 from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
-from engine.runs.runner import default_run_name, start_run
+from engine.runs.runner import RunSpec, VictimInfo, default_run_name, start_run
 from engine.store.identity import describe_differences, differences
 from engine.store.store import RunStore
 from tests.tiny_models import build_tiny_classifier
@@ -32,9 +33,15 @@ LABELS = ("entailment", "neutral", "contradiction")
 SHAPING_SETTINGS = (
     "parser", "spacy_model", "causal_lm", "masked_lm", "scorer", "torch_threads", "max_chars", "top_k",
     "query_budget", "wordnet_distance", "wordnet_senses", "wsd", "wsd_prior", "sentence_encoder", "min_zipf",
-    "alt_lm", "alt_lm_pool", "alt_lm_top", "insertions_per_slot", "source_check", "definite_reading",
-    "numeral_reading", "indefinite_reading", "max_edits", "fluency_floor", "insertion_cost", "validity_estimate",
+    "alt_lm", "source_check", "definite_reading", "numeral_reading", "indefinite_reading", "validity_estimate",
     "min_validity", "validity_weight", "lm_dtype", "disabled_operators",
+)
+#: The component parameters that were settings before the components owned them: each still shapes
+#: the recorded recipe (component, parameter, another value).
+SHAPING_PARAMETERS = (
+    ("AltLM", "alt_lm_pool", 61), ("AltLM", "alt_lm_top", 6), ("Insertion", "insertions_per_slot", 9),
+    ("max-edits", "max_edits", 4), ("fluency-floor", "fluency_floor", 4.0), ("insertion-fit", "insertion_cost", 4.0),
+    ("verb-fit", "verb_fit_cost", 3.0),
 )
 
 
@@ -62,6 +69,16 @@ def test_every_setting_that_shapes_an_attack_is_recorded(settings: Settings, nam
     assert diff, name
 
 
+@pytest.mark.parametrize(("component", "name", "value"), SHAPING_PARAMETERS)
+def test_every_component_parameter_is_recorded(settings: Settings, component: str, name: str, value: object) -> None:
+    recipe = AttackRecipe.from_settings(settings)
+    changed = recipe.with_params(component, **{name: value})
+    diff = differences({"recipe": recipe.to_json()}, {"recipe": changed.to_json()})
+    assert diff and changed.hash != recipe.hash, name
+    with pytest.raises(SettingsError, match=f"parameter of the .*{component}"):
+        settings.with_overrides(**{name: value})
+
+
 def test_recipe_names_operators_constraints_dtype_and_inventory(settings: Settings, tmp_path: Path) -> None:
     changed = settings.with_overrides(disabled_operators="Deletion,PerturbHypo", lm_dtype="float32")
     recipe = AttackRecipe.from_settings(changed).to_json()
@@ -69,7 +86,7 @@ def test_recipe_names_operators_constraints_dtype_and_inventory(settings: Settin
     names = [s["name"] for s in recipe["operators"]]
     assert "Deletion" not in names and "SentenceNegation" in names
     assert [s["name"] for s in recipe["constraints"]][:2] == ["relation-guard", "premise-check"]
-    assert {"name": "max-edits", "max_edits": changed.max_edits} in recipe["constraints"]
+    assert {"name": "max-edits", "max_edits": 3} in recipe["constraints"]
     assert runtime["lm_dtype"] == "float32" and runtime["device"] in ("cpu", "cuda")
     inventory = tmp_path / "pps.json"
     inventory.write_text('{"x": 1}')
@@ -113,30 +130,37 @@ def victim_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_tiny_classifier(tmp_path_factory.mktemp("victim") / "tiny", seed=1)
 
 
-def _start(store: RunStore, data: Path, settings: Settings, victim: Path, name: str = "r") -> None:
-    start_run(store, name, data, "tsv", get_setup("E2C"), "tiny", str(victim), LABELS, settings,
-              AttackRecipe.from_settings(settings), limit=5, seed=0, split=None, pairs=read_pairs(data, "tsv"))
+def _start(store: RunStore, data: Path, settings: Settings, victim: Path, name: str = "r",
+           params: tuple[str, dict] | None = None) -> None:
+    recipe = AttackRecipe.from_settings(settings)
+    if params is not None:
+        recipe = recipe.with_params(params[0], **params[1])
+    spec = RunSpec(name, data, "tsv", get_setup("E2C"), "tiny", limit=5, seed=0)
+    start_run(store, spec, recipe, Resources.of(settings), VictimInfo(str(victim), LABELS), read_pairs(data, "tsv"))
 
 
 @pytest.mark.parametrize(("override", "field"), [
     ({"disabled_operators": "none"}, "recipe.operators"),
     ({"disabled_operators": "Deletion"}, "recipe.operators"),
-    ({"max_edits": 1}, "recipe.constraints (max-edits: max_edits stored 3, given 1)"),
-    ({"fluency_floor": 9.5}, "recipe.constraints (fluency-floor"),
+    (("max-edits", {"max_edits": 1}), "recipe.constraints (max-edits: max_edits stored 3, given 1)"),
+    (("fluency-floor", {"fluency_floor": 9.5}), "recipe.constraints (fluency-floor"),
     ({"wsd": "first"}, "recipe.lexicon.wsd"),
     ({"definite_reading": "existential"}, "recipe.conventions.definite_reading"),
     ({"lm_dtype": "bfloat16"}, "runtime.lm_dtype"),
     ({"top_k": 3}, "recipe.search.top_k"),
 ])
 def test_resume_with_another_recipe_is_refused_naming_the_field(
-        settings: Settings, data: Path, victim_folder: Path, tmp_path: Path, override: dict, field: str) -> None:
-    base = settings.with_overrides(disabled_operators="PerturbHypo", max_edits=3, fluency_floor=3.0, wsd="context",
+        settings: Settings, data: Path, victim_folder: Path, tmp_path: Path, override: object, field: str) -> None:
+    base = settings.with_overrides(disabled_operators="PerturbHypo", wsd="context",
                                    definite_reading="nonmonotone", lm_dtype="float32", top_k=12)
     with RunStore.open(tmp_path / "runs.sqlite") as store:
         _start(store, data, base, victim_folder)
         _start(store, data, base, victim_folder)  # the same recipe resumes
         with pytest.raises(InputError) as caught:
-            _start(store, data, base.with_overrides(**override), victim_folder)
+            if isinstance(override, dict):
+                _start(store, data, base.with_overrides(**override), victim_folder)
+            else:
+                _start(store, data, base, victim_folder, params=override)  # type: ignore[arg-type]
     message = str(caught.value)
     assert "\n" not in message and "cannot resume" in message and field in message
     assert message.count("stored") + message.count("given adds") + message.count("drops") >= 1
@@ -192,11 +216,11 @@ def test_cli_resume_keeps_the_stored_recipe_and_refuses_another(data: Path, vict
     run = functools.partial(subprocess.run, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
     first = run(command, env=env)
     assert first.returncode == 0, first.stderr
-    changed = {**env, "NATLOG_DISABLED_OPERATORS": "Deletion", "NATLOG_MAX_EDITS": "1", "NATLOG_WSD": "first"}
+    changed = {**env, "NATLOG_DISABLED_OPERATORS": "Deletion", "NATLOG_WSD": "first"}
     second = run(command, env=changed)
     assert second.returncode == 0, second.stderr
     assert "resumes with its stored recipe default" in second.stdout and "1 already done" in second.stdout
-    for field in ("recipe.constraints (max-edits: max_edits stored 3, given 1)", "recipe.operators", "recipe.lexicon.wsd"):
+    for field in ("recipe.operators", "recipe.lexicon.wsd"):
         assert field in second.stdout
     other = run([*command, "--recipe", "natlog2023"], env=env)
     assert other.returncode == 2

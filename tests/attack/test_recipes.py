@@ -11,19 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.recipe import AttackRecipe, load_recipe, recipe_names
-from engine.constraints.chain import registered_constraints
+from engine.attack.recipe import DEFAULT_CONSTRAINTS, DEFAULT_OPERATORS, AttackRecipe, load_recipe, recipe_names
+from engine.attack.round import propose
+from engine.attack.search import Target, attack_pair
+from engine.constraints.chain import Constraint, register_constraint, registered_constraints
 from engine.core.errors import InputError
 from engine.core.settings import PROJECT_ROOT, Settings, SettingsError, load_settings
 from engine.edits.candidates import generate_candidates
 from engine.edits.operators import registered_operators
+from engine.edits.operators.base import SentenceOperator, register_operator
+from engine.edits.records import Edit
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation
+from engine.natlog.setups import get_setup
 from engine.parse import parse
+from tests.attacking import attack_of
 
 
 def test_the_named_recipes(settings: Settings) -> None:
-    assert recipe_names() == ("default", "natlog2023", "max-hvasr")
+    assert recipe_names() == ("default", "natlog2023", "max-hvasr", "every-operator")
     default = load_recipe("default", settings)
     assert default == AttackRecipe.from_settings(settings) == load_recipe(None, settings)
     assert [s.name for s in default.constraints] == [c.name for c in registered_constraints()]
@@ -108,9 +114,10 @@ def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> 
     operators = recipe.build_operators()
     assert [op.name for op in operators] == ["Insertion", "PerturbHyper"]
     assert operators[0].params() == {"insertions_per_slot": 2}
-    applied = recipe.apply(settings)
-    assert applied.top_k == 5 and applied.max_edits == 1 and applied.insertions_per_slot == 2
-    off = applied.disabled_operators.split(",")
+    built = attack_of(settings, recipe)
+    assert built.search.top_k == 5 and built.settings.top_k == 5
+    assert [op.params() for op in built.operators][0] == {"insertions_per_slot": 2}
+    off = built.settings.disabled_operators.split(",")
     assert "Deletion" in off and "Insertion" not in off and "PerturbHyper" not in off
 
 
@@ -124,7 +131,7 @@ def test_a_partial_file_changes_its_base(settings: Settings, tmp_path: Path) -> 
                                                        "insertions_per_slot"),
     ('[[operators]]\nname = "Insertion"\ninsertions_per_slot = 2.5\n', "must be int, not 2.5"),
     ('[[constraints]]\nname = "relation-guard"\n[[constraints]]\nname = "relation-guard"\n', "listed twice"),
-    ('base = "paper"\n', "base 'paper' is not a recipe name (default, natlog2023, max-hvasr)"),
+    ('base = "paper"\n', "base 'paper' is not a recipe name (default, natlog2023, max-hvasr, every-operator)"),
     ("[search\n", "not a valid TOML recipe"),
     ("format = 7\n", "recipe format 7 is not 1"),
 ])
@@ -138,18 +145,86 @@ def test_a_wrong_recipe_file_is_refused_in_one_line(settings: Settings, tmp_path
 
 
 def test_an_unknown_recipe_name_lists_the_known_ones(settings: Settings) -> None:
-    with pytest.raises(InputError, match=r"no recipe 'paper2023': not a recipe name \(default, natlog2023, max-hvasr\) nor a file"):
+    known = r"\(default, natlog2023, max-hvasr, every-operator\)"
+    with pytest.raises(InputError, match=rf"no recipe 'paper2023': not a recipe name {known} nor a file"):
         load_recipe("paper2023", settings)
 
 
-def test_applying_a_recipe_carries_its_sections_and_operators(settings: Settings) -> None:
-    """The settings a recipe is applied to give back its sections and the operators it leaves on (the
-    constraint chain, in order, comes from the recipe itself: ``build_chain``)."""
+def test_a_recipe_is_its_settings_sections_and_the_default_steps(settings: Settings) -> None:
+    """``default`` is the settings' sections, :data:`DEFAULT_OPERATORS` less ``disabled_operators`` and
+    :data:`DEFAULT_CONSTRAINTS`, each with the parameters on its class; the built attack's view of the
+    settings carries the recipe's sections and the operators it leaves out."""
     default = load_recipe("default", settings)
-    assert AttackRecipe.from_settings(default.apply(settings)) == default
+    assert [s.name for s in default.constraints] == list(DEFAULT_CONSTRAINTS)
+    assert [s.name for s in default.operators] == list(DEFAULT_OPERATORS)  # the tests switch none off
     paper = load_recipe("natlog2023", settings)
-    again = AttackRecipe.from_settings(paper.apply(settings), paper.name, paper.description)
-    assert dataclasses.replace(again, constraints=paper.constraints) == paper
+    built = attack_of(settings, paper)
+    assert built.search == paper.search and built.lexicon == paper.lexicon and built.settings.wsd == "first"
+    assert AttackRecipe.from_settings(built.settings).operators == paper.operators
+    assert [c.name for c in built.chain.constraints] == ["relation-guard"]
+
+
+class _MaxWords(Constraint):
+    """A constraint with a parameter of its own (no settings field of that name)."""
+
+    name = "max-words"
+    parameters = ("max_words",)
+
+    def __init__(self, max_words: int = 12) -> None:
+        self.max_words = max_words
+
+    def keep(self, candidates, check):
+        return [c for c in candidates if len(c.text.split()) <= self.max_words]
+
+
+class _Shout(SentenceOperator):
+    """An operator with a parameter of its own: the final full stop becomes ``times`` exclamation marks."""
+
+    name = "Shout"
+    description = "ends the sentence with exclamation marks"
+    relations = frozenset({Relation.EQUIVALENCE})
+    parameters = ("times",)
+
+    def __init__(self, times: int = 1) -> None:
+        self.times = times
+
+    def sentence_edits(self, ctx):
+        tokens = ctx.polarized.sentence.tokens
+        if tokens and tokens[-1].text == ".":
+            yield Edit(len(tokens) - 1, len(tokens), ("!" * self.times,), Relation.EQUIVALENCE)
+
+
+def test_registered_components_own_their_parameters_and_join_only_a_recipe_that_names_them(
+        settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, victim) -> None:
+    """Registering a constraint and an operator with parameters of their own leaves the default
+    recipe as it was; a TOML recipe that names them sets their parameters, builds, and runs."""
+    from engine.constraints import chain as chain_module
+    from engine.edits.operators import base as operator_module
+
+    before = load_recipe("default", settings)
+    monkeypatch.setattr(chain_module, "_REGISTRY", chain_module._REGISTRY.copy())
+    monkeypatch.setattr(operator_module, "_REGISTRY", operator_module._REGISTRY.copy())
+    register_constraint(_MaxWords)
+    register_operator(_Shout)
+    assert load_recipe("default", settings) == before  # nothing joins the default silently
+    path = tmp_path / "mine.toml"
+    path.write_text('[[constraints]]\nname = "relation-guard"\n[[constraints]]\nname = "max-words"\nmax_words = 6\n'
+                    '[[operators]]\nname = "Shout"\ntimes = 3\n[[operators]]\nname = "Deletion"\n', encoding="utf-8")
+    recipe = load_recipe(str(path), settings)
+    assert [s.to_json() for s in recipe.constraints][1] == {"name": "max-words", "max_words": 6}
+    attack = attack_of(settings, recipe)
+    assert attack.chain.constraints[1].params() == {"max_words": 6}
+    assert attack.operators[0].params() == {"times": 3}
+    polarized = polarize(parse("A man is playing a guitar.", settings=settings))
+    (proposal,) = propose(attack, polarized, [get_setup("E2E")])
+    texts = [c.text for c in proposal.candidates]
+    assert "A man is playing a guitar!!!" in texts and all(len(t.split()) <= 6 for t in texts)
+    # The always-contradiction victim: a C2C attack is never skipped and never succeeds.
+    result = attack_pair(attack, Target.of("A woman is sleeping on a bench.", "A man is playing a guitar.",
+                                           "contradiction", get_setup("C2C")), victim)
+    assert result.status == "failed" and result.rounds
+    asked = [q.text for r in result.rounds for q in r.queried]
+    assert asked and all(len(t.split()) <= 6 for t in asked)
 
 
 def test_operator_parameters_change_the_candidates(settings: Settings) -> None:

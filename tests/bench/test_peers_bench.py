@@ -4,19 +4,22 @@ count; with TextAttack installed (.venv-peers), the recipes as built: premise fr
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 from pathlib import Path
 
 import pytest
 
 from bench import peers
-from engine.attack.search import AttackSearch
+from engine.attack.build import Ranker
+from engine.attack.search import AttackSearch, Target
 from engine.core.errors import InputError
 from engine.core.vocab import LABELS, AttackStatus
 from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
 from engine.runs.runner import select_pairs
 from engine.victim.model import Victim, load_victim
+from tests.attacking import attack_of
 from tests.tiny_models import build_tiny_classifier
 
 HAS_TEXTATTACK = importlib.util.find_spec("textattack") is not None
@@ -79,10 +82,10 @@ class _NoScorer:
 
 
 def natlog_attacks(chosen, setup, victim: Victim, settings) -> list[int]:
-    """The pair indices NatLog's own search does not skip."""
+    """The pair indices NatLog's own search does not skip (its search started, nothing scored)."""
+    attack = dataclasses.replace(attack_of(settings), ranker=Ranker(_NoScorer(), _NoScorer(), None))
     return [k for k, p in chosen
-            if AttackSearch(p.premise, p.hypothesis, p.label, setup, victim, scorer=_NoScorer(),
-                            settings=settings).result().status != AttackStatus.SKIPPED]
+            if AttackSearch(attack, Target.of_pair(p, setup), victim).result().status != AttackStatus.SKIPPED]
 
 
 def test_attacked_pairs_are_natlogs(shared_data: Path, mixed_victim: Victim, settings) -> None:
@@ -91,7 +94,7 @@ def test_attacked_pairs_are_natlogs(shared_data: Path, mixed_victim: Victim, set
     for name in ("E2E", "C2C", "N2N"):
         setup = get_setup(name)
         chosen = select_pairs(pairs, setup, 12, seed=0)
-        mine = [k for k, _ in peers.natlog_attacked(chosen, mixed_victim, settings)]
+        mine = [k for k, _ in peers.natlog_attacked(chosen, mixed_victim, attack_of(settings))]
         assert mine == natlog_attacks(chosen, setup, mixed_victim, settings)
         attacked, chosen_count = attacked + len(mine), chosen_count + len(chosen)
     assert 0 < attacked < chosen_count  # the victim is right on some pairs, wrong on others
@@ -105,7 +108,7 @@ def test_incomplete_hypotheses_are_not_attacked(tmp_path: Path, settings, tmp_pa
                     "2\tA dog runs in the park.\tAn animal runs.\tentailment\n", encoding="utf-8")
     setup = get_setup("E2E")
     chosen = select_pairs(read_pairs(data, "tsv"), setup, None, seed=0)
-    mine = [k for k, _ in peers.natlog_attacked(chosen, victim, settings)]
+    mine = [k for k, _ in peers.natlog_attacked(chosen, victim, attack_of(settings))]
     assert mine == natlog_attacks(chosen, setup, victim, settings) == [1]
 
 
@@ -150,16 +153,16 @@ def test_recipes_freeze_the_premise_and_spend_at_most_the_budget(mixed_victim: V
 
 
 @pytest.fixture()
-def natlog_run(tmp_settings, shared_data: Path, mixed_victim: Victim, tools):
+def natlog_run(tmp_settings, shared_data: Path, mixed_victim: Victim):
     """A real NatLog E2E run (a small query budget) on six SNLI TEST pairs, in an annotation store."""
     from annotations.store import Store
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunHooks, RunSpec, run_attacks
 
     settings = tmp_settings.with_overrides(query_budget=12)
     data = shared_data / "snli_test.tsv"
     with Store.open(settings=settings) as store:
-        run_attacks(store, "nl-e2e", data, "snli", get_setup("E2E"), str(mixed_victim.name), mixed_victim, tools,
-                    settings, limit=6, seed=0, split="TEST", progress=False)
+        spec = RunSpec("nl-e2e", data, "snli", get_setup("E2E"), str(mixed_victim.name), limit=6, seed=0, split="TEST")
+        run_attacks(store, spec, attack_of(settings), mixed_victim, hooks=RunHooks(progress=False))
         yield store, store.run("nl-e2e"), settings
 
 
@@ -184,13 +187,14 @@ def pwws_like(store, run, victim: Victim) -> list:
     return results
 
 
-def test_a_peer_run_is_recorded_beside_the_natlog_run_on_the_same_pairs(natlog_run, mixed_victim: Victim, tools) -> None:
+def test_a_peer_run_is_recorded_beside_the_natlog_run_on_the_same_pairs(natlog_run, mixed_victim: Victim, attack) -> None:
     from annotations.aggregation import hvasr
 
     store, natlog, settings = natlog_run
     results = pwws_like(store, natlog, mixed_victim)
     assert results, "the victim should be right on some of the six pairs"
-    run = peers.record_peer_run(store, natlog, "pwws", "0.3.11", results, mixed_victim, tools.ppl_scorer, settings)
+    perplexity = attack.ranker.perplexity
+    run = peers.record_peer_run(store, natlog, "pwws", "0.3.11", results, mixed_victim, perplexity, settings)
     assert run.name == "nl-e2e-pwws" and run.system == "PWWS" and natlog.system == "NatLog"
     assert run.config["system"]["version"] == "0.3.11" and run.config["natlog_run"] == "nl-e2e"
     assert run.config["victim"] == natlog.config["victim"] and run.config["data"] == natlog.config["data"]
@@ -217,10 +221,10 @@ def test_a_peer_run_is_recorded_beside_the_natlog_run_on_the_same_pairs(natlog_r
     by_system = {row.value: row for row in hvasr(store, "system")}
     assert by_system["PWWS"].attacked == by_system["NatLog"].attacked == len(results)
     # A rerun resumes without recording anything twice; another TextAttack version is another attack.
-    again = peers.record_peer_run(store, natlog, "pwws", "0.3.11", results, mixed_victim, tools.ppl_scorer, settings)
+    again = peers.record_peer_run(store, natlog, "pwws", "0.3.11", results, mixed_victim, perplexity, settings)
     assert len(store.attacks(again.id, with_trace=False)) == len(mine)
     with pytest.raises(InputError, match="system.version"):
-        peers.record_peer_run(store, natlog, "pwws", "0.3.12", results, mixed_victim, tools.ppl_scorer, settings)
+        peers.record_peer_run(store, natlog, "pwws", "0.3.12", results, mixed_victim, perplexity, settings)
 
 
 def test_the_peers_need_the_natlog_runs_victim_and_a_label_preserving_natlog_run(natlog_run, settings,
@@ -234,13 +238,13 @@ def test_the_peers_need_the_natlog_runs_victim_and_a_label_preserving_natlog_run
         peers.natlog_run_pairs(store, flipping)
 
 
-def test_verify_reports_how_many_of_a_runs_hstar_natural_logic_licenses(natlog_run, mixed_victim: Victim, tools,
+def test_verify_reports_how_many_of_a_runs_hstar_natural_logic_licenses(natlog_run, mixed_victim: Victim, attack,
                                                                         capsys, tmp_path: Path) -> None:
     from engine.cli import main as engine_main
 
     store, natlog, settings = natlog_run
     run = peers.record_peer_run(store, natlog, "pwws", "0.3.11", pwws_like(store, natlog, mixed_victim), mixed_victim,
-                                tools.ppl_scorer, settings)
+                                attack.ranker.perplexity, settings)
     won = [a for a in store.attacks(run.id, with_trace=False) if a.record.status == AttackStatus.SUCCESS]
     out_csv = tmp_path / "verdicts.csv"
     assert engine_main(["verify", "--run", run.name, "--db", str(store.path), "--csv", str(out_csv)]) == 0

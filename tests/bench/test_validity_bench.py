@@ -15,7 +15,7 @@ import pytest
 from bench import validity
 from engine.core.settings import PROJECT_ROOT
 
-DEV = PROJECT_ROOT / "bench" / "validity"
+DEV = PROJECT_ROOT / "results" / "validity"
 
 
 def write(path: Path, rows: list[dict]) -> Path:
@@ -94,7 +94,7 @@ def test_bad_label_lines_are_refused(tmp_path: Path) -> None:
 def test_the_dev_set_is_labelled_blind_and_whole(shared_data: Path) -> None:
     labels = validity.read_labels(DEV / "labels.jsonl")
     runs = [p for p in sorted(DEV.glob("*.jsonl")) if not p.name.startswith("labels")]
-    assert runs, "the dev-set runs are kept in bench/validity/"
+    assert runs, "the dev-set runs are kept in results/validity/"
     runs += sorted((DEV / "candidates").glob("*.jsonl"))  # the sampled candidates the estimate is fitted on
     rows = [r for p in runs for r in validity.with_texts(validity.read_jsonl(p))]
     produced = {r["key"] for r in rows if r.get("key")}
@@ -104,7 +104,7 @@ def test_the_dev_set_is_labelled_blind_and_whole(shared_data: Path) -> None:
     assert all(validity.item_key(r["premise"], r["h_star"]) == r["key"] for r in rows if r.get("key"))
     assert not [r for p in runs for r in validity.read_jsonl(p) if "premise" in r]  # no data copied
     assert all(set(row) == {"key", "label", "english"} for row in labels.values())
-    assert (DEV / "GUIDELINE.md").is_file()
+    assert (PROJECT_ROOT / "docs" / "annotation-guideline.md").is_file()
 
 
 def test_expected_calibration_error_by_hand() -> None:
@@ -163,7 +163,7 @@ def test_verb_swaps_writes_each_swap_with_its_rise_and_skips_labelled_ones(tmp_p
     """A seeded slice of real pairs: every row is a first-round WordNet swap at a verb, with the
     LM rise the verb-fit check reads and the check itself off (rises over 2 nats are kept, to be
     labelled); a (P, H*) the labels cover is left out."""
-    from engine.constraints.chain import VERB_SWAPS
+    from engine.constraints import VERB_SWAPS
 
     out = tmp_path / "verbs.jsonl"
     args = argparse.Namespace(per_setup=8, per_pair=2, setups="E2E,N2N", seed=3, labels=None, out=out)

@@ -7,10 +7,11 @@ from collections.abc import Sequence
 
 import pytest
 
+from engine.attack.build import Attack
+from engine.attack.recipe import DEFAULT_CONSTRAINTS, AttackRecipe
 from engine.attack.round import propose
-from engine.attack.search import AttackTools, start_search
-from engine.constraints import chain as constraints
-from engine.constraints.chain import (
+from engine.attack.search import Target, start_search
+from engine.constraints import (
     CheckContext,
     Constraint,
     ConstraintChain,
@@ -18,6 +19,7 @@ from engine.constraints.chain import (
     register_constraint,
     registered_constraints,
 )
+from engine.constraints import chain as constraints
 from engine.core.errors import InputError
 from engine.edits.candidates import generate_candidates
 from engine.edits.records import Candidate
@@ -26,10 +28,11 @@ from engine.natlog.setups import get_setup
 from engine.natlog.triggers import Conventions
 from engine.parse import parse
 from engine.victim.model import Victim
+from tests.attacking import attack_of
 
 
 def test_default_chain_and_descriptions() -> None:
-    names = [c.name for c in ConstraintChain.default().constraints]
+    names = [c.name for c in ConstraintChain.named(DEFAULT_CONSTRAINTS).constraints]
     assert names == [c.name for c in registered_constraints()] and names[:2] == ["relation-guard", "premise-check"]
     assert describe_rejected({"relation-guard": 0, "premise-check": 2}) == "2 by premise-check"
     assert describe_rejected({"relation-guard": 0}) == "none rejected"
@@ -37,12 +40,11 @@ def test_default_chain_and_descriptions() -> None:
         ConstraintChain.named(["nope"])
 
 
-def test_candidates_cli_path_runs_the_premise_check(settings, tools: AttackTools) -> None:
+def test_candidates_cli_path_runs_the_premise_check(settings, attack: Attack) -> None:
     polarized = polarize(parse("A man sweeps.", settings=settings))
     premise = "A man in a red shirt sweeps the floor of a shop."
-    (with_premise,) = propose(polarized, [get_setup("E2N")], tools.scorer, premise=premise, settings=settings,
-                              top_k=500)
-    (without,) = propose(polarized, [get_setup("E2N")], tools.scorer, settings=settings, top_k=500)
+    (with_premise,) = propose(attack, polarized, [get_setup("E2N")], premise, top_k=500)
+    (without,) = propose(attack, polarized, [get_setup("E2N")], top_k=500)
     assert with_premise.rejected["premise-check"] > 0 and without.rejected["premise-check"] == 0
     assert with_premise.generated == without.generated
     texts = {c.text for c in with_premise.candidates}
@@ -51,8 +53,9 @@ def test_candidates_cli_path_runs_the_premise_check(settings, tools: AttackTools
 
 
 def test_a_new_constraint_is_one_class_and_counted_in_the_round(monkeypatch: pytest.MonkeyPatch, settings,
-                                                                victim: Victim, tools: AttackTools,
-                                                                contradictions) -> None:
+                                                                victim: Victim, contradictions) -> None:
+    """A registered constraint runs where a recipe names it (here: last), never in the default chain
+    by registering alone."""
     monkeypatch.setattr(constraints, "_REGISTRY", constraints._REGISTRY.copy())
 
     @register_constraint
@@ -64,12 +67,16 @@ def test_a_new_constraint_is_one_class_and_counted_in_the_round(monkeypatch: pyt
             return [c for c in candidates if not c.text.startswith("It is")]
 
     pair = contradictions[0]
-    search = start_search(pair.premise, pair.hypothesis, "contradiction", get_setup("C2E"), victim, tools,
-                          settings.with_overrides(query_budget=3, top_k=2))
+    small = settings.with_overrides(query_budget=3, top_k=2)
+    default = AttackRecipe.from_settings(small)
+    assert "no-prefixes" not in [s.name for s in default.constraints]
+    recipe = default.with_changes({"constraints": [*DEFAULT_CONSTRAINTS, "no-prefixes"]})
+    attack = attack_of(small, recipe)
+    search = start_search(attack, Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2E")), victim)
     first = search.step()
     polarized = polarize(parse(pair.hypothesis, settings=settings))
     prefixed = [c for c in generate_candidates(polarized, get_setup("C2E").relations, settings=settings,
-                                               senses=tools.senses, premise=pair.premise)
+                                               senses=attack.senses, premise=pair.premise)
                 if c.text.startswith("It is")]
     assert list(first.rejected) == [c.name for c in registered_constraints()]
     assert list(first.rejected)[-1] == "no-prefixes"
@@ -80,14 +87,14 @@ def test_a_new_constraint_is_one_class_and_counted_in_the_round(monkeypatch: pyt
     assert first.to_json()["rejected"]["no-prefixes"] == first.rejected["no-prefixes"]
 
 
-def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackTools) -> None:
+def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, attack: Attack) -> None:
     """The cost is H*'s extra negative log-likelihood per inserted token under the real ranking LM:
     the constraint keeps exactly the insertions at or under the limit, and leaves other edits alone."""
     import math
 
-    from engine.constraints.chain import CheckContext, InsertionFit
+    from engine.constraints import CheckContext, InsertionFit
 
-    scorer = tools.scorer
+    scorer = attack.ranker.scorer
     polarized = polarize(parse("The gang is structured.", settings=settings))
     found = generate_candidates(polarized, get_setup("E2N").relations, setup="E2N", settings=settings)
     inserted = [c for c in found if c.operator == "Insertion"]
@@ -109,50 +116,52 @@ def test_insertion_fit_drops_costly_modifiers_by_the_lm(settings, tools: AttackT
     # At the default limit (3 nats a token) a group that "is structured" gets no place or manner.
     default = CheckContext(get_setup("E2N"), source=polarized, settings=settings, scorer=scorer)
     dropped = {c.text for c in inserted} - {c.text for c in InsertionFit().keep(found, default)}
-    assert dropped and {t for t, v in cost.items() if v > settings.insertion_cost + 0.1} <= dropped
-    assert not dropped & {t for t, v in cost.items() if v <= settings.insertion_cost - 0.1}
+    default_cost = InsertionFit().insertion_cost
+    assert dropped and {t for t, v in cost.items() if v > default_cost + 0.1} <= dropped
+    assert not dropped & {t for t, v in cost.items() if v <= default_cost - 0.1}
     assert InsertionFit(0).keep(found, default) == list(found)
 
 
-def test_verb_fit_drops_swapped_verbs_the_words_after_them_do_not_fit(settings, tools: AttackTools) -> None:
+def test_verb_fit_drops_swapped_verbs_the_words_after_them_do_not_fit(settings, attack: Attack) -> None:
     """A WordNet swap of "putting" gives "moving chicken into" and "setting chicken into": the
     ranking LM finds the object after the new verb much less likely (real WordNet, real parse,
     SmolLM2). The check drops exactly the verb swaps whose next three tokens cost more than the
     limit, leaves every other candidate alone, and is off at 0."""
-    from engine.constraints.chain import VERB_FIT_TOKENS, VERB_SWAPS, VerbFit
+    from engine.constraints import VERB_FIT_TOKENS, VERB_SWAPS, VerbFit
 
     polarized = polarize(parse("A man is putting chicken into the container", settings=settings))
     found = generate_candidates(polarized, get_setup("E2E").relations, setup="E2E", settings=settings)
     words = [t.token.text for t in polarized.tokens]
     verbs = [c for c in found if c.operator in VERB_SWAPS and polarized.tokens[c.site].token.upos == "VERB"]
     assert len(verbs) >= 2 and any(c not in verbs for c in found)
-    nll = tools.scorer.continuation_nll(
+    nll = attack.ranker.scorer.continuation_nll(
         [pair for c in verbs for pair in ((" ".join(words[:c.span[1]]), " ".join(words[c.span[1]:])),
                                           (" ".join(c.words[:c.new_span[1]]), " ".join(c.words[c.new_span[1]:])))],
         VERB_FIT_TOKENS)
     cost = {c.text: nll[2 * k + 1] - nll[2 * k] for k, c in enumerate(verbs)}
-    check = CheckContext(get_setup("E2E"), source=polarized, settings=settings, scorer=tools.scorer)
+    check = CheckContext(get_setup("E2E"), source=polarized, settings=settings, scorer=attack.ranker.scorer)
     kept = VerbFit().keep(found, check)
     dropped = {c.text for c in found} - {c.text for c in kept}
     # (bfloat16 rounding moves a cost by a little: within 0.1 of the limit either way is fine.)
     assert {"A man is moving chicken into the container", "A man is setting chicken into the container"} <= dropped
-    assert {t for t, v in cost.items() if v > settings.verb_fit_cost + 0.1} <= dropped
-    assert not dropped & {t for t, v in cost.items() if v <= settings.verb_fit_cost - 0.1}
+    default_cost = VerbFit().verb_fit_cost
+    assert {t for t, v in cost.items() if v > default_cost + 0.1} <= dropped
+    assert not dropped & {t for t, v in cost.items() if v <= default_cost - 0.1}
     assert [c for c in kept if c not in verbs] == [c for c in found if c not in verbs]
     assert VerbFit(0).keep(found, check) == list(found)
     limit = sorted(cost.values())[0] - 0.2  # below every cost: every verb swap goes, nothing else
     assert VerbFit(limit).keep(found, check) == [c for c in found if c not in verbs]
 
 
-def test_no_repeat_drops_an_edit_that_doubles_a_word_h_does_not_double(settings, tools: AttackTools) -> None:
+def test_no_repeat_drops_an_edit_that_doubles_a_word_h_does_not_double(settings, attack: Attack) -> None:
     """A second hyponym of "basketball" inside "professional basketball" gives "professional
     professional basketball" (real WordNet, real parse); a word H itself doubles stays allowed."""
-    from engine.constraints.chain import NoRepeat
+    from engine.constraints import NoRepeat
 
     polarized = polarize(parse("Two men play professional basketball.", settings=settings),
                          conventions=Conventions(indefinite="scene"))
     found = generate_candidates(polarized, get_setup("C2C").relations, setup="C2C", settings=settings,
-                                senses=tools.senses)
+                                senses=attack.senses)
     doubled = [c for c in found if "professional professional" in c.text.lower()]
     assert doubled, [c.text for c in found]
     kept = NoRepeat().keep(found, CheckContext(get_setup("C2C"), source=polarized, settings=settings))
@@ -164,7 +173,7 @@ def test_no_repeat_drops_an_edit_that_doubles_a_word_h_does_not_double(settings,
 
 
 def test_no_repeat_compares_phrases_with_hyphens_as_spaces() -> None:
-    from engine.constraints.chain import _doubled
+    from engine.constraints.wording import _doubled
 
     assert _doubled("A boy sleeping in a hot air hot-air balloon.") == {("hot", "air")}
     assert _doubled("Two men play professional professional basketball.") == {("professional",)}

@@ -24,6 +24,7 @@ SNAPSHOT = {
     "scorers": ["causal", "masked"],
     "fill-ins": ["none", "offline", "masked"],
     "wsd": ["first", "context"],
+    "victim kinds": ["huggingface", "http"],
 }
 
 _LIST = """
@@ -35,11 +36,12 @@ from engine.parse import PARSER_FACTORIES
 from engine.ranking.scoring import SCORER_FACTORIES
 from engine.ranking.fill_in import FILL_INS
 from engine.lexicon.senses import WSD_STRATEGIES
+from engine.victim.registry import VICTIM_KINDS
 print(json.dumps({
     "operators": list(operator_names()), "constraints": [c.name for c in registered_constraints()],
     "probe suites": suite_names(), "parsers": list(PARSER_FACTORIES.names()),
     "scorers": list(SCORER_FACTORIES.names()), "fill-ins": list(FILL_INS.names()),
-    "wsd": list(WSD_STRATEGIES.names()),
+    "wsd": list(WSD_STRATEGIES.names()), "victim kinds": list(VICTIM_KINDS.names()),
 }))
 """
 

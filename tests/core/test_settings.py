@@ -59,7 +59,7 @@ def test_every_setting_is_in_one_typed_section() -> None:
     assert sorted(placed) == sorted(names) and len(placed) == len(set(placed))
     s = Settings()
     assert s.search.top_k == s.top_k and s.paths.db_path == s.db_path and s.annotation.annotations_k == 3
-    assert s.conventions.indefinite_reading == "auto" and s.components.max_edits == s.max_edits
+    assert s.conventions.indefinite_reading == "auto" and s.components.disabled_operators == s.disabled_operators
     assert DEFAULT_SETTINGS == Settings()
 
 
@@ -79,12 +79,14 @@ def test_a_config_file_may_group_settings_by_section(tmp_path: Path) -> None:
         load_settings({"NATLOG_CONFIG": str(config)})
 
 
-def test_a_stage_called_without_settings_uses_the_defaults_not_the_environment(tmp_path: Path) -> None:
-    """Only the edges read the configuration: a stage given no settings does not follow NATLOG_*."""
+def test_a_stage_needs_its_settings_and_the_defaults_do_not_read_the_environment(tmp_path: Path) -> None:
+    """Only the edges read the configuration: a stage takes its settings as an argument (no silent
+    fallback), and the defaults it may be given do not follow NATLOG_*."""
     script = ("from engine.edits.operators import select_operators\n"
               "from engine.core.settings import DEFAULT_SETTINGS\n"
-              "from engine.ranking.models import resolve_device\n"
-              "print(resolve_device().type, DEFAULT_SETTINGS.top_k)\n")
+              "from engine.models.language import resolve_device\n"
+              "try:\n    resolve_device()\nexcept TypeError:\n    pass\nelse:\n    raise SystemExit('resolve_device ran without settings')\n"
+              "print(resolve_device(DEFAULT_SETTINGS).type, DEFAULT_SETTINGS.top_k)\n")
     env = {**os.environ, "NATLOG_DEVICE": "cuda:7", "NATLOG_TOP_K": "3"}
     done = subprocess.run([sys.executable, "-c", script], cwd=PROJECT_ROOT, env=env, capture_output=True, text=True,
                           timeout=120)

@@ -57,23 +57,24 @@ def test_a_reupload_with_the_same_name_keeps_the_older_file(tmp_path: Path) -> N
     assert "A dog runs." in first.read_text() and "A dog walks." in other.read_text()
 
 
-def test_a_run_on_an_upload_still_resumes_after_a_reupload_with_the_same_name(tmp_path: Path, victim, tools,
+def test_a_run_on_an_upload_still_resumes_after_a_reupload_with_the_same_name(tmp_path: Path, victim,
                                                                                settings) -> None:
     """A run stopped after one of its two pairs resumes from its upload although a file of the same
     name and other content was uploaded since (that upload is another file)."""
     from engine.natlog.setups import get_setup
-    from engine.runs.runner import run_attacks
+    from engine.runs.runner import RunHooks, RunSpec, run_attacks
     from engine.store.store import RunStore
+    from tests.attacking import attack_of
 
     uploads = tmp_path / "uploads"
     first, _, _ = check_upload("pairs.tsv", GOOD.replace("entailment", "contradiction").encode(), uploads)
     configured = settings.with_overrides(db_path=tmp_path / "runs.sqlite", query_budget=4, top_k=3)
     asked = iter([False, True])  # attack one pair, then stop
     with RunStore.open(configured.db_path) as store:
-        stopped = run_attacks(store, "upload-run", first, "tsv", get_setup("C2C"), "tiny", victim, tools, configured,
-                              progress=False, should_stop=lambda: next(asked, True))
+        spec, attack = RunSpec("upload-run", first, "tsv", get_setup("C2C"), "tiny"), attack_of(configured)
+        stopped = run_attacks(store, spec, attack, victim,
+                              hooks=RunHooks(progress=False, should_stop=lambda: next(asked, True)))
         other, _, _ = check_upload("pairs.tsv", GOOD.replace("A man plays", "A woman plays").encode(), uploads)
         assert other != first and first.read_bytes().count(b"contradiction") == 2
-        resumed = run_attacks(store, "upload-run", first, "tsv", get_setup("C2C"), "tiny", victim, tools,
-                              configured, progress=False)
+        resumed = run_attacks(store, spec, attack, victim, hooks=RunHooks(progress=False))
     assert stopped.stopped and stopped.attacked == 1 and (resumed.resumed, resumed.attacked) == (1, 1)

@@ -11,16 +11,17 @@ from lemminflect import getLemma
 from engine import cli
 from engine.core.settings import Settings, get_settings
 from engine.edits.candidates import generate_candidates
+from engine.edits.operators import registered_operators
 from engine.edits.records import Candidate, merge_duplicates
 from engine.lexicon import pp_inventory
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.inflection import inflect
+from engine.models.language import load_causal_lm, load_masked_lm
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
 from engine.natlog.relations import RELATION_ORDER, Relation, join
 from engine.natlog.setups import get_setup
 from engine.parse import parse
 from engine.ranking.fill_in import FrequencyFillIn, MaskedLMFillIn
-from engine.ranking.models import load_causal_lm, load_masked_lm
 from engine.ranking.scoring import CausalLMScorer
 from tests.ranking.test_models import build_tiny_masked_lm
 
@@ -37,16 +38,26 @@ A group of people wait.
 
 @pytest.fixture(scope="module")
 def settings() -> Settings:
-    return get_settings().with_overrides(wordnet_distance=2, wordnet_senses=1, alt_lm_pool=12, alt_lm_top=3)
+    return get_settings().with_overrides(wordnet_distance=2, wordnet_senses=1)
 
 
-def polar(text: str) -> PolarizedSentence:
-    return polarize(parse(text))
+#: AltLM with a small pool and top (its own parameters, as a recipe would set them).
+ALT_LM = {"alt_lm_pool": 12, "alt_lm_top": 3}
+
+
+def operators(**alt_lm: int) -> tuple:
+    """Every registered operator, AltLM with ``ALT_LM`` (updated by ``alt_lm``)."""
+    return tuple(op.configured({**ALT_LM, **alt_lm}) if op.name == "AltLM" else op for op in registered_operators())
+
+
+def polar(text: str, settings) -> PolarizedSentence:
+    return polarize(parse(text, settings=settings))
 
 
 def generate(text: str, setup: str, settings: Settings, **kwargs) -> list[Candidate]:
     chosen = get_setup(setup)
     polarized = polarize(parse(text, settings=settings), conventions=Conventions.of(settings))
+    kwargs.setdefault("operators", operators())
     return generate_candidates(polarized, chosen.relations, setup=chosen.name, settings=settings, **kwargs)
 
 
@@ -195,7 +206,7 @@ def test_double_negation_relation_is_the_join(settings: Settings) -> None:
     found = generate("The man sleeps.", "E2E", settings)
     double = {c.text: c for c in by(found, "DoubleNegation")}
     assert double["It is not true that the man does not sleep."].relation is Relation.EQUIVALENCE
-    polarized = polar("Every dog barked.")
+    polarized = polar("Every dog barked.", settings=settings)
     inner = polarized.token(3).projection[RELATION_ORDER.index(Relation.NEGATION)]
     (expected,) = join(inner, Relation.NEGATION)
     universal = by(generate("Every dog barked.", "E2E", settings), "DoubleNegation")
@@ -208,11 +219,11 @@ def test_no_predicate_negation_in_the_body_of_no(text: str, settings: Settings) 
     some dog barked, which "No dog barked" leaves open, so ^ projects to no relation there and neither
     negation of the predicate is offered; "no one" (people exist) and "every" keep theirs."""
     everything = set(Relation)
-    found = generate_candidates(polar(text), everything, settings=settings)
+    found = generate_candidates(polar(text, settings=settings), everything, settings=settings)
     assert not [c for c in found if c.operator in ("DoubleNegation", "PredicateNegation")]
     assert any(c.operator == "SentenceNegation" for c in found)
     for kept in ("No one is jumping.", "Every dog barked."):
-        operators = {c.operator for c in generate_candidates(polar(kept), everything, settings=settings)}
+        operators = {c.operator for c in generate_candidates(polar(kept, settings=settings), everything, settings=settings)}
         assert {"DoubleNegation", "PredicateNegation"} <= operators, kept
 
 
@@ -236,10 +247,10 @@ def test_alternations_and_their_lock(settings: Settings) -> None:
 
 def test_candidate_records_are_consistent(settings: Settings) -> None:
     text = "An old man runs quickly in the park."
-    words = parse(text).words
+    words = parse(text, settings=settings).words
     found = generate(text, "E2E", settings)
     assert len({c.text for c in found}) == len(found)
-    polarized = polar(text)
+    polarized = polar(text, settings=settings)
     for c in found:
         assert " ".join(words[c.span[0]:c.span[1]]) == c.old
         if c.site is None:
@@ -264,12 +275,12 @@ def test_duplicates_merge_and_keep_the_first_derivation() -> None:
 
 @pytest.mark.slow
 def test_alt_lm_offline_fill_in_gives_disjoint_unrelated_nouns(settings: Settings) -> None:
-    scorer = CausalLMScorer(load_causal_lm("offline"))
-    settings = settings.with_overrides(alt_lm_pool=60)  # few frequent nouns are concrete enough
-    found = generate("The pets are cats.", "E2C", settings, fill_in=FrequencyFillIn(scorer, settings))
+    scorer = CausalLMScorer(load_causal_lm("offline", settings=settings))
+    wide = operators(alt_lm_pool=60)  # few frequent nouns are concrete enough
+    found = generate("The pets are cats.", "E2C", settings, fill_in=FrequencyFillIn(scorer, settings), operators=wide)
     alt = by(found, "AltLM")
     assert alt and all(c.relation in get_setup("E2C").relations for c in alt)
-    assert len(alt) <= settings.alt_lm_top
+    assert len(alt) <= ALT_LM["alt_lm_top"]
     reader = lexicon.wordnet(settings)
     for c in alt:
         (lemma,) = getLemma(c.new.lower(), upos="NOUN")
@@ -278,15 +289,16 @@ def test_alt_lm_offline_fill_in_gives_disjoint_unrelated_nouns(settings: Setting
     assert "The pets are ways." not in {c.text for c in alt}
     # Not where the noun introduces something (a man may eat bread and cake), nor on verbs.
     for text in ("The dog sleeps.", "A man eats bread."):
-        assert not by(generate(text, "E2C", settings, fill_in=FrequencyFillIn(scorer, settings)), "AltLM")
+        assert not by(generate(text, "E2C", settings, fill_in=FrequencyFillIn(scorer, settings), operators=wide),
+                      "AltLM")
 
 
 def test_alt_lm_masked_fill_in_mechanics(settings: Settings, tmp_path: Path) -> None:
-    lm = load_masked_lm(str(build_tiny_masked_lm(tmp_path / "mlm")))
+    lm = load_masked_lm(str(build_tiny_masked_lm(tmp_path / "mlm")), settings=settings)
     fill = MaskedLMFillIn(lm, settings, pool=3000)
     found = generate("The pets are cats.", "E2C", settings, fill_in=fill)
     alt = by(found, "AltLM", "cats")
-    assert alt and len(alt) <= settings.alt_lm_top
+    assert alt and len(alt) <= ALT_LM["alt_lm_top"]
     for c in alt:
         assert c.new.isalpha() and lexicon.wordnet(settings).synsets(c.new, "n")
 
@@ -362,10 +374,10 @@ def test_a_finite_verb_tagged_as_participle_is_replaced_by_a_past_tense(settings
     sentence = parse("a rabbit who danced moved", settings=settings)
     assert sentence.tokens[-1].xpos == "VBN"
     relations = set(get_setup("E2E").relations)
-    texts = {c.text for c in generate_candidates(polar("a rabbit who danced moved"), relations, settings=settings)
+    texts = {c.text for c in generate_candidates(polar("a rabbit who danced moved", settings=settings), relations, settings=settings)
              if c.operator == "PerturbSyno"}
     assert "A rabbit who danced went" in texts and "A rabbit who danced gone" not in texts
-    perfect = {c.text for c in generate_candidates(polar("The man has eaten the cake."), relations, settings=settings)
+    perfect = {c.text for c in generate_candidates(polar("The man has eaten the cake.", settings=settings), relations, settings=settings)
                if c.operator == "PerturbHyper"}
     assert "The man has consumed the cake." in perfect
 
@@ -375,10 +387,10 @@ def test_a_plural_slot_takes_no_mass_noun_made_plural(settings: Settings) -> Non
     plurals no one writes ("Publics walk", "Dutches walk"); a hyphenated noun is no longer made
     plural at its end ("Ex-wifes")."""
     relations = set(get_setup("C2C").relations)
-    found = generate_candidates(polar("People walk around a mall."), relations, settings=settings)
+    found = generate_candidates(polar("People walk around a mall.", settings=settings), relations, settings=settings)
     subjects = {c.text.split(" walk ")[0] for c in found if c.operator == "PerturbHypo" and " walk " in c.text}
     assert subjects and not {"Publics", "Dutches"} & subjects
-    women = {c.text for c in generate_candidates(polar("Women are dancing."), relations, settings=settings)
+    women = {c.text for c in generate_candidates(polar("Women are dancing.", settings=settings), relations, settings=settings)
              if c.operator == "PerturbHypo"}
     assert women and not any("wifes" in text for text in women)
 
@@ -386,7 +398,7 @@ def test_a_plural_slot_takes_no_mass_noun_made_plural(settings: Settings) -> Non
 def test_a_plural_slot_takes_a_plural_only_noun_but_no_mass_noun_made_plural(settings: Settings) -> None:
     from engine.edits.operators.wordnet import substitutions
 
-    polarized = polar("Citizens walk around a mall.")
+    polarized = polar("Citizens walk around a mall.", settings=settings)
     token = polarized.tokens[0]
 
     def rel(lemma: str) -> lexicon.LexicalRelative:

@@ -167,7 +167,7 @@ def test_operator_relations_project_and_flip_downward(text: str, operator: str, 
 def test_operator_texts_are_the_rendered_edits(settings) -> None:
     for text in ("John and Mary are happy.", "Apples and pears are fruit.", "John, Mary and Sue sing and dance.",
                  "Either John or Mary sings.", "A man and woman are walking."):
-        rendered = {e.text for e in edits(text, settings, ("remove", "add"), settings.insertions_per_slot)
+        rendered = {e.text for e in edits(text, settings, ("remove", "add"), get_operator("ConjunctInsertion").insertions_per_slot)
                     if e.coordination.coordinator in ("and", "or")}
         assert {c.text for c in candidates(text, settings)} == rendered, text
 
@@ -184,7 +184,7 @@ def test_insertion_takes_the_premise_conjuncts(settings) -> None:
     assert {"Either John, Mary or Sue sings.", "Either John, Mary or Tom sings."} <= texts
 
 
-def test_a_finite_verb_tagged_as_participle_inflects_its_new_conjunct_as_past() -> None:
+def test_a_finite_verb_tagged_as_participle_inflects_its_new_conjunct_as_past(settings) -> None:
     """Taggers confuse past "aired" with participle "aired"; a conjunct added beside a "participle"
     that has a subject and no auxiliary is a past tense ("sang", not "sung")."""
     from dataclasses import replace
@@ -192,11 +192,11 @@ def test_a_finite_verb_tagged_as_participle_inflects_its_new_conjunct_as_past() 
     from engine.edits.conjuncts import verb_tag
     from engine.parse import ParsedSentence
 
-    sentence = parse("The finale aired on Monday and drew many viewers.")
+    sentence = parse("The finale aired on Monday and drew many viewers.", settings=settings)
     aired = next(t for t in sentence.tokens if t.text == "aired")
     assert verb_tag(sentence, aired) == aired.xpos == "VBD"
     mistagged = ParsedSentence(sentence.text, tuple(replace(t, xpos="VBN") if t.text in ("aired", "drew") else t
                                                     for t in sentence.tokens), sentence.parser)
     assert verb_tag(mistagged, mistagged.token(aired.id)) == "VBD"
-    passive = parse("The show was aired and sung on Monday.")
+    passive = parse("The show was aired and sung on Monday.", settings=settings)
     assert [verb_tag(passive, t) for t in passive.tokens if t.text in ("aired", "sung")] == ["VBN", "VBN"]

@@ -15,7 +15,7 @@ from engine.parse import parse
 
 
 def rewrites(hypothesis: str, settings, relations=(Relation.EQUIVALENCE,)) -> list:
-    polarized = polarize(parse(hypothesis))
+    polarized = polarize(parse(hypothesis, settings=settings))
     return generate_candidates(polarized, relations, settings=settings, operators=[Commutation(), DeMorgan()])
 
 
@@ -58,8 +58,8 @@ def test_equivalence_edits_serve_every_wanted_relation_only_as_equivalence(setti
     assert len(rewrites("A man and a woman are walking.", settings, (Relation.FORWARD, Relation.EQUIVALENCE))) == 1
 
 
-def test_a_broken_law_is_refused_by_the_truth_table() -> None:
-    sentence = parse("The dog is not black or white.")
+def test_a_broken_law_is_refused_by_the_truth_table(settings) -> None:
+    sentence = parse("The dog is not black or white.", settings=settings)
     (coordination,) = find_coordinations(sentence)
     formula = read_formula(sentence, coordination)
     assert formula == Not(Or(Atom("p"), Atom("q")))
@@ -71,5 +71,5 @@ def test_a_broken_law_is_refused_by_the_truth_table() -> None:
 
     with pytest.raises(AssertionError, match="non-equivalent"):
         law_edit(sentence, coordination, formula, phrases, "de_morgan_or", broken)
-    neither = parse("The dog is neither black nor white.")
+    neither = parse("The dog is neither black nor white.", settings=settings)
     assert read_formula(neither, find_coordinations(neither)[0]) == And(Not(Atom("p")), Not(Atom("q")))

@@ -81,7 +81,7 @@ def test_disabling_operators(settings) -> None:
 
 def test_every_operator_but_the_disjunct_edits_is_on_by_default(settings) -> None:
     """The shipped defaults switch off only the two disjunct edits, which no validity threshold
-    makes 0.75 valid and whose absence left HVASR as it was (docs/validity.md); a list of names
+    makes 0.75 valid and whose absence left HVASR as it was (bench/validity/LOG.md); a list of names
     switches exactly those off, ``none`` none."""
     default = Settings().disabled_operators
     assert [op.name for op in registered_operators() if op not in select_operators(default)] == [

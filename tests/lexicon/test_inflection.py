@@ -71,8 +71,8 @@ def test_case_helpers() -> None:
     assert uncapitalise("I", "PRON") == "I"
 
 
-def _negated(text: str) -> str | None:
-    sentence = parse(text)
+def _negated(text: str, settings) -> str | None:
+    sentence = parse(text, settings=settings)
     result = negate_predicate(sentence, sentence.root.id)
     if result is None:
         return None
@@ -90,12 +90,12 @@ def _negated(text: str) -> str | None:
     ("The man can swim .", "The man can not swim ."),
     ("The cake has been eaten .", "The cake has not been eaten ."),
 ])
-def test_negation_uses_do_support_or_the_first_auxiliary(text: str, expected: str) -> None:
-    assert _negated(text) == expected
+def test_negation_uses_do_support_or_the_first_auxiliary(text: str, expected: str, settings) -> None:
+    assert _negated(text, settings=settings) == expected
 
 
-def test_already_negated_predicates_are_left_alone() -> None:
-    sentence = parse("The dog does not run.")
+def test_already_negated_predicates_are_left_alone(settings) -> None:
+    sentence = parse("The dog does not run.", settings=settings)
     assert is_negated(sentence, sentence.root.id)
     assert negate_predicate(sentence, sentence.root.id) is None
-    assert not is_negated(parse("The dog runs."), 3)
+    assert not is_negated(parse("The dog runs.", settings=settings), 3)

@@ -118,12 +118,14 @@ def test_relatives_come_in_the_same_order_in_every_process() -> None:
     import sys
 
     script = (
+        "from engine.core.settings import get_settings\n"
         "from engine.lexicon import relatives as lexicon\n"
+        "settings = get_settings()\n"
         "for find in (lexicon.hyponyms, lexicon.hypernyms, lexicon.co_hyponyms):\n"
-        "    print([(r.lemma, r.path) for r in find('dog', 'NOUN')])\n"
-        "print([r.lemma for r in lexicon.antonyms('hot', 'ADJ')])\n"
-        "print([s.name() for s in lexicon.related(lexicon.wordnet().synset('dog.n.01'), 'hyponyms')])\n"
-        "print([s.name() for s in lexicon.wordnet().synset('dog.n.01').hyponyms()])\n"
+        "    print([(r.lemma, r.path) for r in find('dog', 'NOUN', settings)])\n"
+        "print([r.lemma for r in lexicon.antonyms('hot', 'ADJ', settings)])\n"
+        "print([s.name() for s in lexicon.related(lexicon.wordnet(settings).synset('dog.n.01'), 'hyponyms')])\n"
+        "print([s.name() for s in lexicon.wordnet(settings).synset('dog.n.01').hyponyms()])\n"
     )
     runs = [
         subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,

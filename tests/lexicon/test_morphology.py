@@ -5,7 +5,7 @@ from __future__ import annotations
 import lemminflect
 import pytest
 
-from engine.lexicon import morphology
+from engine.core import morphology
 
 
 @pytest.mark.parametrize(("lemma", "tag"), [("run", "VBD"), ("child", "NNS"), ("big", "JJR"), ("xyzzy", "VBZ")])

@@ -7,10 +7,10 @@ import pytest
 from engine.core.settings import get_settings
 from engine.edits.candidates import generate_candidates
 from engine.lexicon.senses import ContextSense, FirstSense, SenseContext, rival_senses
+from engine.models.language import load_sentence_encoder
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.setups import get_setup
 from engine.parse import parse
-from engine.ranking.models import load_sentence_encoder
 
 BAT = SenseContext("a quadruped inspected each black bat", "some quadruped inspected each black bat")
 

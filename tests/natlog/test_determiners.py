@@ -13,8 +13,8 @@ from engine.natlog.determiners import Head
 from engine.natlog.polarity import polarize
 from engine.natlog.relations import Relation
 from engine.natlog.setups import get_setup
-from engine.natlog.verifier import verify
 from engine.parse import parse
+from engine.verify.verifier import verify
 
 R = Relation
 
@@ -102,10 +102,12 @@ def test_an_empty_setup_says_why(settings: Settings) -> None:
     empty = Proposal(get_setup("E2E"), (), 0, {}, {})
     off = settings.with_overrides(disabled_operators="PerturbHyper,PerturbHypo,PerturbSyno,Deletion,PerturbQuant,"
                                                      "DoubleNegation,AltLM,Insertion,PerturbCoHyper,PerturbAnto")
-    reason = no_candidate_reason(polarized, empty, settings=off)
-    assert "switched off" in reason and "PerturbHyper" in reason and "PerturbQuant" in reason
-    assert "dropped all 7" in no_candidate_reason(polarized, Proposal(get_setup("E2E"), (), 7, {"x": 7}, {}),
-                                              settings=settings)
+    from tests.attacking import attack_of
+
+    reason = no_candidate_reason(attack_of(off), polarized, empty)
+    assert "leaves out" in reason and "PerturbHyper" in reason and "PerturbQuant" in reason
+    assert "dropped all 7" in no_candidate_reason(attack_of(settings), polarized,
+                                                  Proposal(get_setup("E2E"), (), 7, {"x": 7}, {}))
 
 
 def numerals(text: str, setup: str, settings: Settings, reading: str = "exactly") -> dict[str, str]:

@@ -12,8 +12,8 @@ from engine.attack.recipe import AttackRecipe
 from engine.core.errors import InputError
 from engine.natlog.polarity import polarize
 from engine.natlog.triggers import Conventions, indefinite_reading
-from engine.natlog.verifier import verify
 from engine.parse import parse
+from engine.verify.verifier import verify
 
 
 def relation(premise: str, hypothesis: str, settings, reading: str) -> str:
@@ -61,7 +61,9 @@ def test_auto_reads_snli_and_sick_as_scenes_and_everything_else_strictly(setting
     assert auto.for_data(help_file, "mnli").conventions.indefinite_reading == "existential"
     strict = AttackRecipe.from_settings(settings.with_overrides(indefinite_reading="existential"))
     assert strict.for_data(snli, "auto").conventions.indefinite_reading == "existential"
-    assert auto.for_data(snli, "auto").apply(settings).indefinite_reading == "scene"  # what the search reads
+    from tests.attacking import attack_of
+
+    assert attack_of(settings, auto).for_data(snli, "auto").settings.indefinite_reading == "scene"  # what it reads
     with pytest.raises(InputError, match="unknown indefinite reading"):
         Conventions(indefinite="generic")
 

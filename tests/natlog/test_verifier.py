@@ -13,7 +13,7 @@ from engine.core.errors import InputError
 from engine.core.settings import Settings
 from engine.natlog.relations import Relation
 from engine.natlog.setups import get_setup
-from engine.natlog.verifier import UNKNOWN, self_check, verify
+from engine.verify.verifier import UNKNOWN, self_check, verify
 
 F, R, N, A, C, I, E = (Relation.FORWARD, Relation.REVERSE, Relation.NEGATION, Relation.ALTERNATION,
                        Relation.COVER, Relation.INDEPENDENCE, Relation.EQUIVALENCE)
@@ -116,10 +116,10 @@ def test_self_check_rederives_or_flags(settings: Settings) -> None:
     assert self_check("A man holds a guitar.", "A man holds an idea.", e2n, settings).status == "unknown"
 
 
-def test_people_are_read_as_persons_and_as_a_group() -> None:
+def test_people_are_read_as_persons_and_as_a_group(settings) -> None:
     """"People" is WordNet's group and the plural of "person": an attack that swaps it for a kind
     of person ("Adults") and one that swaps it for what a group is ("Groups") both re-derive."""
-    persons = self_check("People walk around a mall.", "Adults walk around a mall.", get_setup("C2C").relations)
+    persons = self_check("People walk around a mall.", "Adults walk around a mall.", get_setup("C2C").relations, settings=settings)
     assert persons.status == "re-derived" and "adult.n.01 is a kind of person.n.01" in persons.reason
-    group = self_check("People walk around a mall.", "Groups walk around a mall.", get_setup("E2E").relations)
+    group = self_check("People walk around a mall.", "Groups walk around a mall.", get_setup("E2E").relations, settings=settings)
     assert group.status == "re-derived" and "people.n.01 is a kind of group.n.01" in group.reason

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.search import AttackTools, attack_pair
+from engine.attack.build import Attack
+from engine.attack.search import Target, attack_pair
 from engine.core.errors import InputError
 from engine.core.settings import Settings, SettingsError
 from engine.data.readers import read_pairs
@@ -19,6 +20,7 @@ from engine.natlog.setups import get_setup
 from engine.parse import parse
 from engine.parse.completeness import incomplete_reason
 from engine.victim.model import Victim
+from tests.attacking import attack_of
 
 
 @pytest.mark.parametrize("text,why", [
@@ -76,7 +78,7 @@ def test_help_truncations_are_flagged(shared_data: Path, settings: Settings) -> 
     assert {"Either you go now", "He 's either crazy", "Watch your step ,"} <= flagged
 
 
-def test_attack_skips_a_cut_off_hypothesis(victim: Victim, tools: AttackTools, settings: Settings) -> None:
+def test_attack_skips_a_cut_off_hypothesis(victim: Victim, attack: Attack, settings: Settings) -> None:
     calls = []
 
     def spy(*args, **kwargs):
@@ -84,12 +86,12 @@ def test_attack_skips_a_cut_off_hypothesis(victim: Victim, tools: AttackTools, s
         return generate_candidates(*args, **kwargs)
 
     premise = "A man rides his bike to work."
-    result = attack_pair(premise, "A man rides his bike to", "contradiction", get_setup("C2E"), victim,
-                         dataclasses.replace(tools, generate=spy), settings)
+    target = Target.of(premise, "A man rides his bike to", "contradiction", get_setup("C2E"))
+    result = attack_pair(dataclasses.replace(attack, generate=spy), target, victim)
     assert result.status == "skipped" and calls == [] and result.rounds == ()
     assert result.reason.startswith("hypothesis is not a complete sentence") and "'to'" in result.reason
     off = settings.with_overrides(source_check="off")
-    attacked = attack_pair(premise, "A man rides his bike to", "contradiction", get_setup("C2E"), victim, tools, off)
+    attacked = attack_pair(attack_of(off), target, victim)
     assert attacked.status != "skipped" and attacked.rounds
 
 

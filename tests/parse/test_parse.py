@@ -85,8 +85,8 @@ def test_cc_attaches_to_following_conjunct() -> None:
 
 # --- real parses ---
 
-def test_acceptance_sentence_relations() -> None:
-    s = parse("The dog did not bark at every cat")
+def test_acceptance_sentence_relations(settings) -> None:
+    s = parse("The dog did not bark at every cat", settings=settings)
     assert rel(s, "dog") == ("nsubj", "bark")
     assert rel(s, "not") == ("advmod", "bark")
     assert rel(s, "cat") == ("obl", "bark")
@@ -96,8 +96,8 @@ def test_acceptance_sentence_relations() -> None:
     assert s.root.text == "bark"
 
 
-def test_tokens_carry_all_fields_and_offsets() -> None:
-    s = parse("All the kids ran home.")
+def test_tokens_carry_all_fields_and_offsets(settings) -> None:
+    s = parse("All the kids ran home.", settings=settings)
     assert [t.text for t in s] == ["All", "the", "kids", "ran", "home", "."]
     kids = s.token(3)
     assert (kids.lemma, kids.upos, kids.xpos, kids.feats_dict.get("Number")) == ("kid", "NOUN", "NNS", "Plur")
@@ -106,40 +106,40 @@ def test_tokens_carry_all_fields_and_offsets() -> None:
     assert sum(1 for t in s if t.head == 0) == 1
 
 
-def test_copula_and_possessive_in_real_parse() -> None:
-    s = parse("My goose is a water bird")
+def test_copula_and_possessive_in_real_parse(settings) -> None:
+    s = parse("My goose is a water bird", settings=settings)
     assert s.root.text == "bird"
     assert rel(s, "is") == ("cop", "bird")
     assert rel(s, "My") == ("nmod:poss", "goose")
     assert rel(s, "goose") == ("nsubj", "bird")
 
 
-def test_passive_and_relative_clause() -> None:
-    s = parse("The cat that the dog chased was bitten by a rat")
+def test_passive_and_relative_clause(settings) -> None:
+    s = parse("The cat that the dog chased was bitten by a rat", settings=settings)
     assert rel(s, "chased") == ("acl:relcl", "cat")
     assert rel(s, "was") == ("aux:pass", "bitten")
     assert rel(s, "cat") == ("nsubj:pass", "bitten")
     assert rel(s, "rat") == ("obl:agent", "bitten")
 
 
-def test_pretokenized_keeps_tokens_one_to_one() -> None:
+def test_pretokenized_keeps_tokens_one_to_one(settings) -> None:
     text = "Most dogs who bark loudly do not like cats"
-    s = parse(text, pretokenized=True)
+    s = parse(text, pretokenized=True, settings=settings)
     assert s.words == text.split(" ")
     # A contraction stays one token when pre-tokenized, unlike the default tokenizer.
-    assert parse("John cannot swim", pretokenized=True).words == ["John", "cannot", "swim"]
-    assert len(parse("John cannot swim").words) == 4
+    assert parse("John cannot swim", pretokenized=True, settings=settings).words == ["John", "cannot", "swim"]
+    assert len(parse("John cannot swim", settings=settings).words) == 4
 
 
-def test_pretokenized_long_sentence_stays_one_sentence() -> None:
+def test_pretokenized_long_sentence_stays_one_sentence(settings) -> None:
     text = "Even if you are addicted to cigarettes you can smoke two a day"
-    s = parse(text, pretokenized=True)
+    s = parse(text, pretokenized=True, settings=settings)
     assert len(s) == len(text.split())
     assert sum(1 for t in s if t.head == 0) == 1
 
 
-def test_subtree_children_and_ancestors() -> None:
-    s = parse("Every dog who likes cats barks")
+def test_subtree_children_and_ancestors(settings) -> None:
+    s = parse("Every dog who likes cats barks", settings=settings)
     dog = next(t for t in s if t.text == "dog")
     assert [t.text for t in s.subtree(dog.id)] == ["Every", "dog", "who", "likes", "cats"]
     assert [t.text for t in s.children(dog.id, "acl")] == ["likes"]
@@ -165,13 +165,13 @@ def test_stanza_document_conversion() -> None:
     assert s.parser == "stanza"
 
 
-def test_stanza_without_models_names_the_fix() -> None:
+def test_stanza_without_models_names_the_fix(settings) -> None:
     from engine.core.resources import check_stanza_models
 
     if check_stanza_models().found:
         pytest.skip("stanza models are installed here")
     with pytest.raises(ResourceError, match=r"stanza.download\('en'\)"):
-        parse("Dogs bark", parser="stanza")
+        parse("Dogs bark", parser="stanza", settings=settings)
 
 
 # --- bad input ---
@@ -186,9 +186,9 @@ def test_bad_input_is_a_clear_error(text: str, message: str) -> None:
         validate_text(text, 600)
 
 
-def test_unknown_parser_is_an_input_error() -> None:
+def test_unknown_parser_is_an_input_error(settings) -> None:
     with pytest.raises(InputError, match="unknown parser"):
-        parse("Dogs bark", parser="corenlp")
+        parse("Dogs bark", parser="corenlp", settings=settings)
 
 
 def test_sentence_splitter_keeps_abbreviations_and_decimals() -> None:
@@ -208,7 +208,7 @@ def test_premises_may_hold_several_sentences_but_not_nothing() -> None:
         validate_premise("word " * 600, 600)
 
 
-def test_treebank_split_clitics_are_one_auxiliary() -> None:
+def test_treebank_split_clitics_are_one_auxiliary(settings) -> None:
     """HELP and ConjNLI write "I 'm", "We 've" (a space before the clitic); spaCy's tokenizer cuts
     those two in two, and the negation then landed inside ("I ' notm buying fruit")."""
     from engine.edits.candidates import generate_candidates
@@ -217,11 +217,11 @@ def test_treebank_split_clitics_are_one_auxiliary() -> None:
     from engine.natlog.setups import get_setup
 
     for text, clitic, lemma in (("I 'm buying fruit", "'m", "be"), ("We 've eaten", "'ve", "have")):
-        sentence = parse(text)
+        sentence = parse(text, settings=settings)
         assert [t.text for t in sentence.tokens][1] == clitic and sentence.tokens[1].lemma == lemma
         assert sentence.tokens[1].upos == "AUX" and sentence.text == text
-    found = generate_candidates(polarize(parse("I 'm buying fruit")), get_setup("E2C").relations,
-                                operators=[get_operator("PredicateNegation")])
+    found = generate_candidates(polarize(parse("I 'm buying fruit", settings=settings)), get_setup("E2C").relations,
+                                operators=[get_operator("PredicateNegation")], settings=settings)
     assert [c.text for c in found] == ["I 'm not buying fruit"]
     # A quoted letter is no clitic.
-    assert "m" in [t.text for t in parse("the 'm' key is broken").tokens]
+    assert "m" in [t.text for t in parse("the 'm' key is broken", settings=settings).tokens]

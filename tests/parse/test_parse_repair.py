@@ -26,15 +26,15 @@ def parser():
 
 
 @pytest.fixture(scope="module")
-def is_animate():
-    return wordnet_animacy(wordnet())
+def is_animate(settings):
+    return wordnet_animacy(wordnet(settings=settings))
 
 
 @pytest.fixture(scope="module")
-def classes():
+def classes(settings):
     from engine.core.wordnet import wordnet_classes
 
-    return wordnet_classes(wordnet())
+    return wordnet_classes(wordnet(settings=settings))
 
 
 def raw(parser, text: str):
@@ -162,8 +162,8 @@ def test_who_clause_moves_from_inanimate_to_animate_noun(parser, is_animate) -> 
     assert repair_relative_attachment(kept, is_animate) == kept
 
 
-def test_parse_applies_the_repairs(parser, is_animate) -> None:
-    sentence = parse("no dog chases", pretokenized=True)
+def test_parse_applies_the_repairs(parser, is_animate, settings) -> None:
+    sentence = parse("no dog chases", pretokenized=True, settings=settings)
     assert arc(sentence, "chases") == ("root", "ROOT") and arc(sentence, "dog") == ("nsubj", "chases")
     before, margins = raw(parser, "All the kids run")
     assert repair(before, margins, is_animate) == before
@@ -188,7 +188,7 @@ def test_relative_clause_that_swallowed_the_main_predicate(parser) -> None:
         assert repair_relative_clause(sound, margins) == sound
 
 
-def test_centre_embedded_relative_clauses_get_their_verbs_in_order(parser) -> None:
+def test_centre_embedded_relative_clauses_get_their_verbs_in_order(parser, settings) -> None:
     from engine.parse.repair import repair_centre_embedding
 
     text = "some black dog who all brown bulldogs who every cat moved away from saw moved"
@@ -204,7 +204,7 @@ def test_centre_embedded_relative_clauses_get_their_verbs_in_order(parser) -> No
     assert (saw.upos, saw.lemma) == ("VERB", "see")
     # Polarity follows: "cat" sits in the restrictor of "every" inside the restrictor of "all" (up),
     # "saw" in the body of "all" (up); with the noun reading "saw" came out down.
-    marked = " ".join(t.marked for t in polarize(parse(text)).tokens)
+    marked = " ".join(t.marked for t in polarize(parse(text, settings=settings)).tokens)
     assert "cat↑ moved↓" in marked and "saw↑" in marked
     # Sound parses, one level of relative clause and right-branching nesting are left alone.
     for sound_text in ("The man who the woman saw left the room", "Some cat who likes every dog who likes some squirrel died",

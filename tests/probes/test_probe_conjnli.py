@@ -16,11 +16,11 @@ from engine.probes.suites import get_suite
 
 
 @pytest.fixture(scope="module")
-def dev_items(shared_data: Path) -> list[ProbeItem]:
+def dev_items(shared_data: Path, settings) -> list[ProbeItem]:
     path = shared_data / "conjnli" / "conj_dev.tsv"
     if not path.is_file():
         pytest.skip(f"ConjNLI dev file not found at {path}")
-    return conjnli.read(path)
+    return conjnli.read(path, settings=settings)
 
 
 def test_suite_is_registered() -> None:
@@ -49,20 +49,20 @@ def test_reader_describes_the_dev_file(dev_items: list[ProbeItem]) -> None:
     assert removed_and.most_common(1)[0][0] == "entailment"
 
 
-def test_malformed_file_is_one_line_error_with_file_and_line(tmp_path: Path) -> None:
+def test_malformed_file_is_one_line_error_with_file_and_line(tmp_path: Path, settings) -> None:
     good = "John and Mary sing.\tJohn sings.\tentailment\n"
     short = tmp_path / "short.tsv"
     short.write_text("\ufeffPremise\tHypothesis\tLabel\n" + good + "John sings.\tentailment\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"short\.tsv:3: expected at least 3 tab-separated columns") as caught:
-        conjnli.read(short)
+        conjnli.read(short, settings=settings)
     assert "\n" not in str(caught.value)
     label = tmp_path / "label.tsv"
     label.write_text("Premise\tHypothesis\tLabel\n" + good + "A or B.\tA.\tmaybe\n", encoding="utf-8")
     with pytest.raises(InputError, match=r"label\.tsv:3"):
-        conjnli.read(label)
+        conjnli.read(label, settings=settings)
     ok = tmp_path / "ok.tsv"
     ok.write_text("\ufeffPremise\tHypothesis\tLabel\n" + good, encoding="utf-8")
-    (item,) = conjnli.read(ok)
+    (item,) = conjnli.read(ok, settings=settings)
     assert (item.category, item.group, item.label, item.meta["boolean"]) == ("and", "removed", "entailment", True)
 
 
@@ -85,9 +85,9 @@ def test_quantifier_and_negation_words() -> None:
     assert not conjnli.has_negation("a dog and a cat".split())
 
 
-def test_generated_items_are_reproducible_and_derivable(shared_data: Path) -> None:
-    items = conjnli.generate(12, 3)
-    assert len(items) == 12 and items == conjnli.generate(12, 3)
+def test_generated_items_are_reproducible_and_derivable(shared_data: Path, settings) -> None:
+    items = conjnli.generate(12, 3, settings=settings)
+    assert len(items) == 12 and items == conjnli.generate(12, 3, settings=settings)
     for item in items:
         conjnli.check(item)
         assert item.label in ("entailment", "neutral") and item.meta["safe"] and item.meta["boolean"]
@@ -99,13 +99,13 @@ def test_generated_items_are_reproducible_and_derivable(shared_data: Path) -> No
         conjnli.check(broken)
 
 
-def test_generation_falls_back_to_built_in_sentences_and_tags_unsafe_edits(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_generation_falls_back_to_built_in_sentences_and_tags_unsafe_edits(monkeypatch: pytest.MonkeyPatch, settings) -> None:
     monkeypatch.setattr(conjnli, "TRAIN_FILE", Path("no-such-folder") / "none.tsv")
-    items = conjnli.generate(200, 0, include_unsafe=True)
+    items = conjnli.generate(200, 0, include_unsafe=True, settings=settings)
     assert {i.premise for i in items} <= set(conjnli.BUILTIN_SENTENCES)
     unsafe = [i for i in items if not i.meta["safe"]]
     assert unsafe and all(i.meta["unsafe"] for i in unsafe)
-    safe = conjnli.generate(200, 0)
+    safe = conjnli.generate(200, 0, settings=settings)
     assert all(i.meta["safe"] for i in safe) and len(safe) == len(items) - len(unsafe)
     # "No student read the book or watched the film": the disjunct's ⊐ flips to ⊏ under "no".
     flipped = [i for i in safe if i.premise.startswith("No student") and i.group == "removed"]

@@ -10,7 +10,7 @@ import torch
 
 from engine.core.resources import ResourceError, minilm_path
 from engine.core.settings import SettingsError, get_settings
-from engine.ranking.models import (
+from engine.models.language import (
     cpu_has_bf16,
     lm_dtype,
     lm_dtype_name,
@@ -72,8 +72,8 @@ def test_language_model_precision_follows_the_setting() -> None:
 @pytest.mark.slow
 def test_offline_causal_lm_in_two_precisions() -> None:
     settings = get_settings().with_overrides(device="cpu")
-    exact = load_causal_lm("offline", settings, dtype="float32")
-    half = load_causal_lm("offline", settings, dtype="bfloat16")
+    exact = load_causal_lm("offline", settings=settings, dtype="float32")
+    half = load_causal_lm("offline", settings=settings, dtype="bfloat16")
     assert next(exact.model.parameters()).dtype == torch.float32
     assert next(half.model.parameters()).dtype == torch.bfloat16
     ids = exact.tokenizer("A dog runs in the park.", return_tensors="pt")["input_ids"]
@@ -87,11 +87,11 @@ def test_offline_causal_lm_in_two_precisions() -> None:
 
 
 @pytest.mark.slow
-def test_offline_causal_lm_loads_once_and_is_cached() -> None:
+def test_offline_causal_lm_loads_once_and_is_cached(settings) -> None:
     start = time.perf_counter()
-    lm = load_causal_lm("offline")
+    lm = load_causal_lm("offline", settings=settings)
     first = time.perf_counter() - start
-    again = load_causal_lm("offline")
+    again = load_causal_lm("offline", settings=settings)
     assert again is lm
     assert not lm.model.training
     assert lm.tokenizer.pad_token is not None
@@ -100,30 +100,30 @@ def test_offline_causal_lm_loads_once_and_is_cached() -> None:
     print(f"SmolLM2-135M GGUF load: {lm.load_seconds:.1f}s (this call {first:.1f}s)")
 
 
-def test_masked_lm_from_a_local_folder(tiny_mlm_dir: Path) -> None:
-    lm = load_masked_lm(str(tiny_mlm_dir))
-    assert load_masked_lm(str(tiny_mlm_dir)) is lm
+def test_masked_lm_from_a_local_folder(tiny_mlm_dir: Path, settings) -> None:
+    lm = load_masked_lm(str(tiny_mlm_dir), settings=settings)
+    assert load_masked_lm(str(tiny_mlm_dir), settings=settings) is lm
     assert lm.tokenizer.mask_token_id is not None
     ids = lm.tokenizer(["a dog barks"], return_tensors="pt")
     logits = lm.model(**ids).logits
     assert logits.shape[-1] == lm.tokenizer.vocab_size
 
 
-def test_missing_models_give_clear_errors(tmp_path: Path) -> None:
+def test_missing_models_give_clear_errors(tmp_path: Path, settings) -> None:
     with pytest.raises(ResourceError, match="no masked LM ships offline"):
-        load_masked_lm("offline")
+        load_masked_lm("offline", settings=settings)
     with pytest.raises(ResourceError, match="does not exist"):
-        load_masked_lm(str(tmp_path / "no-such-model"))
+        load_masked_lm(str(tmp_path / "no-such-model"), settings=settings)
     empty = tmp_path / "empty"
     empty.mkdir()
     with pytest.raises(ResourceError, match="cannot load masked LM"):
-        load_masked_lm(str(empty))
+        load_masked_lm(str(empty), settings=settings)
 
 
 def test_torch_threads_setting_is_applied_on_load(tiny_mlm_dir: Path) -> None:
     before = torch.get_num_threads()
     try:
-        load_masked_lm(str(tiny_mlm_dir), get_settings().with_overrides(torch_threads=1))
+        load_masked_lm(str(tiny_mlm_dir), settings=get_settings().with_overrides(torch_threads=1))
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(before)
@@ -135,7 +135,7 @@ def test_the_gguf_is_dequantized_once_to_the_same_weights(tmp_path) -> None:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     from engine.core.resources import smollm2_gguf_path
-    from engine.ranking.models import dequantized_gguf
+    from engine.models.language import dequantized_gguf
 
     gguf = smollm2_gguf_path()
     folder = dequantized_gguf(gguf, tmp_path)

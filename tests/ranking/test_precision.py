@@ -89,7 +89,7 @@ def settings() -> Iterator[Settings]:
 
 @pytest.fixture(scope="module")
 def scorers(settings: Settings) -> dict[str, Scorer]:
-    """The real ranking scorer (``build_scorer``, as ``AttackTools.build`` makes it) in each precision."""
+    """The real ranking scorer (``build_scorer``, as ``engine.attack.build.build`` makes it) in each precision."""
     out = {dtype: build_scorer(settings.with_overrides(lm_dtype=dtype, scorer="causal"))
            for dtype in ("float32", "bfloat16")}
     for dtype, scorer in out.items():

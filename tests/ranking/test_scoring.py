@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from engine.core.settings import SettingsError, get_settings
-from engine.ranking.models import LoadedModel, load_causal_lm, load_masked_lm
+from engine.models.language import LoadedModel, load_causal_lm, load_masked_lm
 from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, build_scorer, rank
 from tests.ranking.test_models import build_tiny_masked_lm
 
@@ -29,15 +29,15 @@ class Item:
 
 
 @pytest.fixture(scope="module")
-def smollm() -> LoadedModel:
-    return load_causal_lm("offline")
+def smollm(settings) -> LoadedModel:
+    return load_causal_lm("offline", settings=settings)
 
 
 @pytest.fixture(scope="module")
 def tiny_mlm(tmp_path_factory: pytest.TempPathFactory) -> LoadedModel:
     """Exactness checks need float32 (``lm_dtype=auto`` picks bfloat16 on CPUs with native bf16)."""
     folder = build_tiny_masked_lm(tmp_path_factory.mktemp("mlm"))
-    return load_masked_lm(str(folder), get_settings().with_overrides(lm_dtype="float32"))
+    return load_masked_lm(str(folder), settings=get_settings().with_overrides(lm_dtype="float32"))
 
 
 @pytest.mark.slow
@@ -54,11 +54,11 @@ def test_smollm2_prefers_fluent_over_scrambled(smollm: LoadedModel) -> None:
 
 
 @pytest.mark.slow
-def test_a_premise_makes_its_own_content_more_expected() -> None:
+def test_a_premise_makes_its_own_content_more_expected(settings) -> None:
     """In float32 (exact comparisons of batched and single scores): reading P lowers the mean NLL of
     an H that repeats P's content far more than of an unrelated H; batched equals one by one; an
     empty-ish prefix leaves the score close to the unconditional one."""
-    lm = load_causal_lm("offline", dtype="float32")
+    lm = load_causal_lm("offline", dtype="float32", settings=settings)
     scorer = CausalLMScorer(lm, max_tokens=10_000)
     premise = "A man in a red shirt is playing a guitar on a stage."
     related, unrelated = "A man is playing a guitar.", "Two cats are sleeping on a sofa."
@@ -70,11 +70,11 @@ def test_a_premise_makes_its_own_content_more_expected() -> None:
 
 
 @pytest.mark.slow
-def test_continuation_nll_reads_only_the_next_tokens_after_a_head() -> None:
+def test_continuation_nll_reads_only_the_next_tokens_after_a_head(settings) -> None:
     """In float32: an object that fits the verb before it ("playing a guitar") costs less than
     after a verb it does not fit ("performing a guitar"); only the first ``tokens`` tokens count;
     an empty rest is NaN; batched equals one by one."""
-    lm = load_causal_lm("offline", dtype="float32")
+    lm = load_causal_lm("offline", dtype="float32", settings=settings)
     scorer = CausalLMScorer(lm, max_tokens=10_000)
     pairs = [("A man is playing", "a guitar"), ("A man is performing", "a guitar"),
              ("A man is playing", "a guitar on the stage tonight"), ("A man is playing", "")]
@@ -88,9 +88,9 @@ def test_continuation_nll_reads_only_the_next_tokens_after_a_head() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("dtype", "tolerance"), [("float32", 1e-3), ("bfloat16", 0.1)])
-def test_causal_batched_equals_one_by_one(dtype: str, tolerance: float) -> None:
+def test_causal_batched_equals_one_by_one(dtype: str, tolerance: float, settings) -> None:
     """Padding must not change a score; bfloat16 rounds differently per batch shape (up to about 6 % here)."""
-    lm = load_causal_lm("offline", dtype=dtype)
+    lm = load_causal_lm("offline", dtype=dtype, settings=settings)
     batched = CausalLMScorer(lm, max_tokens=10_000).score(SENTENCES)
     single = [CausalLMScorer(lm).score([s])[0] for s in SENTENCES]  # fresh scorers: no memo
     assert batched == pytest.approx(single, rel=tolerance)
@@ -98,8 +98,8 @@ def test_causal_batched_equals_one_by_one(dtype: str, tolerance: float) -> None:
 
 
 @pytest.mark.slow
-def test_a_text_is_scored_once() -> None:
-    scorer = CausalLMScorer(load_causal_lm("offline", dtype="float32"))
+def test_a_text_is_scored_once(settings) -> None:
+    scorer = CausalLMScorer(load_causal_lm("offline", dtype="float32", settings=settings))
     first = scorer.score(SENTENCES)
     passes = scorer.forward_passes
     assert scorer.score(SENTENCES[:2]) == first[:2] and scorer.forward_passes == passes

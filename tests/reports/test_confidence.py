@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.search import AttackTools
 from engine.core.errors import InputError
 from engine.natlog.setups import get_setup
 from engine.reports.confidence import (
@@ -18,13 +17,14 @@ from engine.reports.confidence import (
     filter_points,
     group_points,
 )
-from engine.runs.runner import run_attacks
+from engine.runs.runner import RunHooks, RunSpec, run_attacks
 from engine.store.store import RunStore
 from engine.victim.model import Victim
+from tests.attacking import attack_of
 
 
 @pytest.fixture(scope="module")
-def store_path(victim: Victim, tools: AttackTools, settings, contradictions, tmp_path_factory) -> Path:
+def store_path(victim: Victim, settings, contradictions, tmp_path_factory) -> Path:
     """Two runs on two SNLI contradiction pairs: C2C, which the always-contradiction victim never
     gives up (each attack spends its budget), and C2E, which succeeds at the first candidate."""
     folder = tmp_path_factory.mktemp("confidence")
@@ -35,8 +35,8 @@ def store_path(victim: Victim, tools: AttackTools, settings, contradictions, tmp
     db = folder / "runs.sqlite"
     with RunStore.open(db) as store:
         for setup in ("C2C", "C2E"):
-            run_attacks(store, setup.lower(), data, "tsv", get_setup(setup), "tiny", victim, tools, small,
-                        progress=False)
+            run_attacks(store, RunSpec(setup.lower(), data, "tsv", get_setup(setup), "tiny"), attack_of(small), victim,
+                        hooks=RunHooks(progress=False))
     return db
 
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.search import AttackTools
 from engine.core.errors import InputError
 from engine.natlog.setups import get_setup
-from engine.runs.distributed import RAY_MISSING, run_attacks_distributed, start_ray
-from engine.runs.runner import run_attacks
+from engine.runs.distributed import RAY_MISSING, RayOptions, run_attacks_distributed, start_ray
+from engine.runs.runner import RunHooks, RunSpec, run_attacks
 from engine.store.store import RunStore
 from engine.victim.model import load_victim
+from tests.attacking import attack_of
 from tests.tiny_models import build_tiny_classifier
 
 ray = pytest.importorskip("ray", reason="Ray is part of requirements.txt; this environment lacks it")
@@ -67,17 +67,16 @@ def test_two_ray_workers_match_one_process_and_resume(cluster, slice_file: Path,
     setup = get_setup("C2E")
     db = tmp_path / "runs.sqlite"
     with RunStore.open(db) as store:
-        single = run_attacks(store, "single", slice_file, "tsv", setup, victim_folder,
-                             load_victim(victim_folder, settings=settings), AttackTools.build(settings, alt_lm=False),
-                             settings, seed=0, progress=False)
-        spread = run_attacks_distributed(store, "ray", slice_file, "tsv", setup, victim_folder, settings,
-                                         workers=2, alt_lm=False, seed=0, progress=False)
+        attack = attack_of(settings)
+        single = run_attacks(store, RunSpec("single", slice_file, "tsv", setup, victim_folder), attack,
+                             load_victim(victim_folder, settings=settings), hooks=RunHooks(progress=False))
+        ray_spec = RunSpec("ray", slice_file, "tsv", setup, victim_folder)
+        spread = run_attacks_distributed(store, ray_spec, attack, RayOptions(workers=2), progress=False)
         assert (spread.selected, spread.attacked, spread.successful) == (single.selected, single.attacked,
                                                                           single.successful)
         assert fingerprint(store, "ray") == fingerprint(store, "single") and len(fingerprint(store, "ray")) == 4
         # One writer: each pair once; a second invocation resumes with nothing left to do.
-        again = run_attacks_distributed(store, "ray", slice_file, "tsv", setup, victim_folder, settings,
-                                        workers=2, alt_lm=False, seed=0, progress=False)
+        again = run_attacks_distributed(store, ray_spec, attack, RayOptions(workers=2), progress=False)
         assert (again.resumed, again.attacked) == (4, 0)
         rows = store.db.query("SELECT pair_id, COUNT(*) AS n FROM attacks WHERE run_id = ? GROUP BY pair_id",
                               [store.run("ray").id])
@@ -96,9 +95,9 @@ def test_a_failing_worker_loses_no_stored_result(cluster, contradictions, settin
     asked = iter(range(100))
     with RunStore.open(tmp_path / "runs.sqlite") as store:
         # A local run and a distributed one share the run's identity: this one resumes on Ray below.
-        partial = run_attacks(store, "partial", data, "tsv", setup, str(folder), load_victim(str(folder), settings=settings),
-                              AttackTools.build(settings, alt_lm=False), settings, seed=0, progress=False,
-                              should_stop=lambda: next(asked) >= 2)
+        spec, attack = RunSpec("partial", data, "tsv", setup, str(folder)), attack_of(settings)
+        partial = run_attacks(store, spec, attack, load_victim(str(folder), settings=settings),
+                              hooks=RunHooks(progress=False, should_stop=lambda: next(asked) >= 2))
         assert partial.stopped and partial.attacked + partial.skipped == 2
         kept = fingerprint(store, "partial")
         for name in ("tokenizer.json", "tokenizer_config.json"):
@@ -106,8 +105,7 @@ def test_a_failing_worker_loses_no_stored_result(cluster, contradictions, settin
         left = len(contradictions) - 2
         with pytest.raises(InputError, match=rf"^a Ray worker failed on pair \d+ .*0 of {left} results were stored.*"
                                              r"run the same command again to resume$") as info:
-            run_attacks_distributed(store, "partial", data, "tsv", setup, str(folder), settings, workers=2,
-                                    alt_lm=False, seed=0, progress=False)
+            run_attacks_distributed(store, spec, attack, RayOptions(workers=2), progress=False)
         assert "\n" not in str(info.value)
         assert fingerprint(store, "partial") == kept and len(kept) == 2
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.attack.search import AttackTools
+from engine.attack.build import Resources
 from engine.core.errors import InputError
 from engine.core.settings import PROJECT_ROOT
 from engine.reports.metrics import victim_accuracy
-from engine.runs.worker import check_spec, execute, run_worker, worker_lock, worker_running
+from engine.runs.worker import check_spec, execute, job_attack, run_worker, worker_lock, worker_running
 from engine.store import jobs
 from engine.store.store import RunStore
 from tests.tiny_models import build_tiny_classifier
@@ -71,13 +71,13 @@ def test_a_dead_workers_job_is_recovered(tmp_path: Path, data: Path, victim_dir:
 
 
 def test_worker_runs_the_queue_then_cancel_and_resume(tmp_path: Path, data: Path, victim_dir: Path,
-                                                      tools: AttackTools, settings) -> None:
+                                                      settings) -> None:
     db = tmp_path / "runs.sqlite"
-    small = settings.with_overrides(query_budget=10, top_k=6)
+    small = Resources.of(settings.with_overrides(query_budget=10, top_k=6))
     with RunStore.open(db) as store:
         done = jobs.enqueue(store, "c2e", spec(data, victim_dir))
         bad = jobs.enqueue(store, "bad", {**spec(data, victim_dir), "data": str(tmp_path / "absent.tsv")})
-    assert run_worker(db, small, tools) == 2
+    assert run_worker(db, small) == 2
     with RunStore.open(db) as store:
         finished = jobs.job(store, done.id)
         assert finished.status == "done" and finished.total == 2 and jobs.done_pairs(store, "c2e") == 2
@@ -90,10 +90,10 @@ def test_worker_runs_the_queue_then_cancel_and_resume(tmp_path: Path, data: Path
         stop = jobs.enqueue(store, "c2c", spec(data, victim_dir, "C2C"))
         claimed = jobs.claim_next(store, os.getpid())
         jobs.request_cancel(store, stop.id)
-        assert execute(store, claimed, small, tools) == "cancelled"
+        assert execute(store, claimed, job_attack(claimed, small)) == "cancelled"
         assert jobs.done_pairs(store, "c2c") == 0 and store.run("c2c").finished_at is None
         jobs.requeue(store, stop.id)
-    assert run_worker(db, small, tools) == 1
+    assert run_worker(db, small) == 1
     with RunStore.open(db) as store:
         assert jobs.done_pairs(store, "c2c") == 2 and store.run("c2c").finished_at is not None
         (accuracy,) = victim_accuracy(store)
@@ -109,7 +109,7 @@ def test_one_worker_per_store(tmp_path: Path, settings) -> None:
     assert not worker_running(db)
     with worker_lock(db) as mine:
         assert mine and worker_running(db)
-        assert run_worker(db, settings) == 0  # another worker holds the lock: nothing runs
+        assert run_worker(db, Resources.of(settings)) == 0  # another worker holds the lock: nothing runs
 
 
 def test_job_specs_are_checked() -> None:

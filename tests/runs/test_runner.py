@@ -9,18 +9,18 @@ from pathlib import Path
 import pytest
 
 from annotations.store import Store
-from engine.attack.search import AttackTools
+from engine.attack.build import Attack
 from engine.core.vocab import AttackStatus
 from engine.data.readers import read_pairs
 from engine.edits.candidates import generate_candidates
+from engine.models.language import lm_dtype_name
 from engine.natlog.setups import Setup, get_setup
-from engine.ranking.models import lm_dtype_name
-from engine.runs.runner import run_attacks, select_pairs
+from engine.runs.runner import RunHooks, RunSpec, run_attacks, select_pairs
 from engine.store.store import RunStore
 from engine.victim.model import Victim
 
 
-def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, settings, contradictions,
+def test_run_resumes_after_interruption(victim: Victim, attack: Attack, settings, contradictions,
                                         tmp_path: Path) -> None:
     """In the configured ``lm_dtype``; nothing here depends on it: the victim answers contradiction to
     everything, so each C2E attack succeeds at its first candidate (2 queries) whichever one ranks first."""
@@ -39,11 +39,12 @@ def test_run_resumes_after_interruption(victim: Victim, tools: AttackTools, sett
 
     db = tmp_path / "runs.sqlite"
     with RunStore.open(db) as store, pytest.raises(KeyboardInterrupt):
-        run_attacks(store, "resume", data, "tsv", setup, "tiny", victim,
-                    dataclasses.replace(tools, generate=interrupting), settings, progress=False)
+        run_attacks(store, RunSpec("resume", data, "tsv", setup, "tiny"), dataclasses.replace(attack, generate=interrupting),
+                    victim, hooks=RunHooks(progress=False))
     with RunStore.open(db) as store:
         assert store.done_pair_indices(store.run("resume").id) == {1}
-        report = run_attacks(store, "resume", data, "tsv", setup, "tiny", victim, tools, settings, progress=False)
+        report = run_attacks(store, RunSpec("resume", data, "tsv", setup, "tiny"), attack, victim,
+                             hooks=RunHooks(progress=False))
         assert (report.selected, report.resumed, report.attacked) == (3, 1, 2)
         assert report.run.config["runtime"]["lm_dtype"] == lm_dtype_name(settings)
         stored = store.attacks(report.run.id)

@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from engine.constraints.chain import CheckContext, MaxEdits, ReparseCheck
+from engine.constraints import CheckContext, MaxEdits, ReparseCheck
 from engine.core.settings import Settings
 from engine.edits.candidates import generate_candidates
 from engine.edits.records import Candidate
@@ -223,7 +223,7 @@ def test_derivations_stop_at_the_edit_cap(settings: Settings) -> None:
     assert cap.keep(found, CheckContext(setup, edits=2, settings=settings)) == found
     assert cap.keep(found, CheckContext(setup, edits=3, settings=settings)) == []
     assert MaxEdits(0).keep(found, CheckContext(setup, edits=30, settings=settings)) == found
-    assert MaxEdits().max_edits == settings.max_edits == 3  # the registered default is the setting's
+    assert MaxEdits().max_edits == 3  # the default is the constraint's own
     assert settings.alt_lm == "none"  # AltLM, which made "bolting down high herbal", is off by default
     assert not [t for t in texts("The kids are at the table eating dinner.", "C2C", settings, None) if "herbal" in t]
 

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from engine.core.settings import Settings
+from engine.core.morphology import lemmas
 from engine.edits.operators.base import EditOperator, Level, register_operator
 from engine.edits.operators.wordnet import heads_listed_compound, predicative, substitutable, word_senses
 from engine.edits.records import Edit, EditContext, Slot
 from engine.lexicon import relatives as lexicon
 from engine.lexicon.inflection import match_case
-from engine.lexicon.morphology import lemmas
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation
 
@@ -43,7 +42,7 @@ class AltLM(EditOperator):
     description = "a same-POS LM fill-in unrelated in WordNet (|)"
     parameters = ("alt_lm_pool", "alt_lm_top")
 
-    def __init__(self, alt_lm_pool: int = Settings.alt_lm_pool, alt_lm_top: int = Settings.alt_lm_top) -> None:
+    def __init__(self, alt_lm_pool: int = 60, alt_lm_top: int = 5) -> None:
         #: How many fill-ins are asked per slot, and how many disjoint ones are kept.
         self.alt_lm_pool, self.alt_lm_top = alt_lm_pool, alt_lm_top
 

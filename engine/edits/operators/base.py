@@ -29,7 +29,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import ClassVar, TypeVar
 
 from engine.core.registry import Configurable, Registry
-from engine.core.settings import Settings
 from engine.edits.records import Edit, EditContext
 from engine.natlog.polarity import PolarizedToken
 from engine.natlog.relations import Relation, format_relations
@@ -123,13 +122,12 @@ def get_operator(name: str) -> EditOperator:
     return _REGISTRY.get(name)
 
 
-def select_operators(disabled: str | Iterable[str] = (), settings: Settings | None = None) -> tuple[EditOperator, ...]:
+def select_operators(disabled: str | Iterable[str] = ()) -> tuple[EditOperator, ...]:
     """The registered operators minus ``disabled`` (names, or a comma-separated string as in
-    ``settings.disabled_operators``, where ``none`` disables nothing), with their parameters from
-    ``settings`` when given (the registered defaults otherwise); an unknown name is an InputError."""
+    ``settings.disabled_operators``, where ``none`` disables nothing), each with its default
+    parameters; an unknown name is an InputError."""
     names = [n.strip() for n in (disabled.split(",") if isinstance(disabled, str) else disabled) if n.strip()]
     names = [n for n in names if n.lower() != "none"]
     for name in names:
         get_operator(name)
-    kept = tuple(op for op in _REGISTRY.values() if op.name not in names)
-    return kept if settings is None else tuple(op.from_settings(settings) for op in kept)
+    return tuple(op for op in _REGISTRY.values() if op.name not in names)

@@ -23,7 +23,6 @@ from collections.abc import Iterator, Sequence
 from typing import ClassVar
 
 from engine.core.errors import InputError
-from engine.core.settings import Settings
 from engine.edits.conjuncts import ConjunctEdit, Phrase, conjunct_edits, donor_phrases
 from engine.edits.operators.base import EditOperator, Level, register_operator
 from engine.edits.records import Edit, EditContext
@@ -86,7 +85,7 @@ class ConjunctOperator(EditOperator):
     connectives: ClassVar[frozenset[str]]
     parameters = ("insertions_per_slot",)
 
-    def __init__(self, insertions_per_slot: int = Settings.insertions_per_slot) -> None:
+    def __init__(self, insertions_per_slot: int = 8) -> None:
         #: How many premise conjuncts an insertion may offer per coordination.
         self.insertions_per_slot = insertions_per_slot
 

@@ -189,7 +189,7 @@ class Insertion(TokenOperator):
     description = "insert a modifier from the inventory (⊐)"
     parameters = ("insertions_per_slot",)
 
-    def __init__(self, insertions_per_slot: int = Settings.insertions_per_slot) -> None:
+    def __init__(self, insertions_per_slot: int = 8) -> None:
         #: How many modifiers of each kind are offered per slot (the inventory's most frequent).
         self.insertions_per_slot = insertions_per_slot
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from engine.core.errors import InputError
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.natlog import determiners
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
 from engine.natlog.projectivity import IDENTITY, Polarity, Projectivity
@@ -276,7 +276,7 @@ def _split(old: Sequence[Token], new: Sequence[Token], i1: int, j1: int) -> list
     return merged
 
 
-def align(source: ParsedSentence, target: ParsedSentence, settings: Settings = DEFAULT_SETTINGS) -> list[Opcode]:
+def align(source: ParsedSentence, target: ParsedSentence, settings: Settings) -> list[Opcode]:
     """Edit blocks turning ``source`` into ``target``: difflib opcodes over lower-cased words.
 
     A replaced block that is a negation ("runs" -> "does not run") or a coordinated
@@ -439,14 +439,13 @@ def _label(relations: frozenset[Relation]) -> str:
     return labels.pop() if len(labels) == 1 else UNKNOWN
 
 
-def verify(premise: str, hypothesis: str, settings: Settings | None = None, *,
+def verify(premise: str, hypothesis: str, settings: Settings, *,
            max_edits: int = MAX_EDITS) -> Verdict:
     """The natural-logic relation from ``premise`` to ``hypothesis`` (see the module docstring).
 
     Raises :class:`InputError` for empty or over-long text; identical sentences give ≡
     (entailment); sentences that share too few words give *unknown* with the reason.
     """
-    settings = settings or DEFAULT_SETTINGS
     parsed = []
     for name, text in (("premise", premise), ("hypothesis", hypothesis)):
         try:
@@ -595,7 +594,7 @@ class SelfCheck:
         return {"status": self.status, "relations": self.relations, "label": self.label, "reason": self.reason}
 
 
-def self_check(hypothesis: str, hstar: str, allowed: frozenset[Relation], settings: Settings | None = None) -> SelfCheck:
+def self_check(hypothesis: str, hstar: str, allowed: frozenset[Relation], settings: Settings) -> SelfCheck:
     """Check an attack's H -> H* with the verifier against the relations its setup allows."""
     try:
         verdict = verify(hypothesis, hstar, settings)

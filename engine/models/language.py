@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 import torch
 
 from engine.core.resources import ResourceError, smollm2_gguf_path
-from engine.core.settings import DEFAULT_SETTINGS, Settings, SettingsError
+from engine.core.settings import Settings, SettingsError
 
 if TYPE_CHECKING:
     from transformers import PreTrainedTokenizerBase
@@ -39,9 +39,9 @@ class LoadedModel:
     load_seconds: float
 
 
-def resolve_device(settings: Settings | None = None) -> torch.device:
+def resolve_device(settings: Settings) -> torch.device:
     """``settings.device``: ``auto`` (CUDA when present, else CPU), ``cpu``, ``cuda`` or ``cuda:N``."""
-    wanted = (settings or DEFAULT_SETTINGS).device.strip().lower()
+    wanted = settings.device.strip().lower()
     if wanted == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     if wanted == "cpu" or wanted.startswith("cuda"):
@@ -96,18 +96,16 @@ def _use_threads(settings: Settings) -> None:
         torch.set_num_threads(settings.torch_threads)
 
 
-def load_causal_lm(name: str | None = None, settings: Settings | None = None, dtype: str | None = None) -> LoadedModel:
+def load_causal_lm(name: str | None = None, *, settings: Settings, dtype: str | None = None) -> LoadedModel:
     """The causal LM called ``name`` (default ``settings.causal_lm``) in ``dtype`` (default
     ``settings.lm_dtype``), cached per process."""
-    settings = settings or DEFAULT_SETTINGS
     _use_threads(settings)
     return _load_causal_lm(name or settings.causal_lm, str(resolve_device(settings)), lm_dtype_name(settings, dtype),
                            str(settings.models_dir))
 
 
-def load_masked_lm(name: str | None = None, settings: Settings | None = None) -> LoadedModel:
+def load_masked_lm(name: str | None = None, *, settings: Settings) -> LoadedModel:
     """The masked LM called ``name`` (default ``settings.masked_lm``), cached per process."""
-    settings = settings or DEFAULT_SETTINGS
     _use_threads(settings)
     if (name or settings.masked_lm) == OFFLINE:
         raise ResourceError(
@@ -240,10 +238,9 @@ class SentenceEncoder:
         return torch.stack([self._cache[t] for t in texts])
 
 
-def load_sentence_encoder(settings: Settings | None = None) -> SentenceEncoder:
+def load_sentence_encoder(settings: Settings) -> SentenceEncoder:
     """The sentence encoder (``settings.sentence_encoder``: ``offline`` = all-MiniLM-L6-v2, a hub id
     or a folder), cached per process."""
-    settings = settings or DEFAULT_SETTINGS
     _use_threads(settings)
     return _load_sentence_encoder(settings.sentence_encoder, str(resolve_device(settings)))
 
