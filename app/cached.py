@@ -6,7 +6,20 @@ import sys
 
 import streamlit as st
 
-from engine.api import Attack, AttackRecipe, Parser, Resources, Settings, Victim, build, get_settings, load_parser, load_recipe, load_victim
+from engine.api import (
+    Attack,
+    AttackRecipe,
+    Parser,
+    Resources,
+    Settings,
+    Victim,
+    build,
+    get_settings,
+    load_parser,
+    load_recipe,
+    load_victim,
+    recipe_names,
+)
 
 
 @st.cache_resource(show_spinner=False)
@@ -40,6 +53,13 @@ def parser(name: str) -> Parser:
 def recipe(name: str) -> AttackRecipe:
     """A named attack recipe, under the configured settings."""
     return load_recipe(name, settings())
+
+
+def recipe_index(settings: Settings) -> int:
+    """Where the configured recipe (``settings.recipe``) stands in the pages' recipe lists (0, the
+    first, for a recipe file: a page offers the registered names)."""
+    names = recipe_names()
+    return names.index(settings.recipe) if settings.recipe in names else 0
 
 
 @st.cache_resource(show_spinner="Loading the victim model…")

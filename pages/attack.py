@@ -205,7 +205,7 @@ with st.container(border=True):
     setup_name = right.selectbox("Setup", options, format_func=lambda n: f"{n}: {SETUPS[n].description}", key="setup")
     recipe_column, alt_column = st.columns([1, 2])
     recipe_name = recipe_column.selectbox(
-        "Attack recipe", recipe_names(), key="attack_recipe",
+        "Attack recipe", recipe_names(), key="attack_recipe", index=cached.recipe_index(settings),
         help="default: the shipped defaults; natlog2023: Algorithm 1 as the paper describes it (engine recipes)")
     alt_lm = alt_column.toggle("AltLM operator (slower; off by default, see docs/natural-logic.md)", value=False,
                                key="alt_lm")

@@ -45,7 +45,7 @@ with st.form("candidates-form"):
     left, mid, recipe_column, right = st.columns(4)
     label = left.selectbox("Gold label of (P, H)", LABELS, key="cand_label")
     top_k = mid.number_input("Keep the best", 1, 500, min(settings.top_k, 100), key="cand_top")
-    recipe_name = recipe_column.selectbox("Attack recipe", recipe_names(), key="cand_recipe",
+    recipe_name = recipe_column.selectbox("Attack recipe", recipe_names(), key="cand_recipe", index=cached.recipe_index(settings),
                                           help="the operators, constraint chain and conventions of a round "
                                                "(default: the shipped defaults; natlog2023: the paper's Algorithm 1)")
     alt_lm = right.toggle("AltLM operator (slower)", value=False, key="cand_alt_lm")

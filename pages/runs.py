@@ -91,7 +91,7 @@ with st.container(border=True):
     include_trained = c8.checkbox("Also attack pairs the victim trained on", key="run_include_trained",
                                   help="Left out by default (the victim's model card lists them); a run that "
                                        "includes them is marked in the reports.")
-    recipe = c9.selectbox("Attack recipe", recipe_names(), key="run_recipe",
+    recipe = c9.selectbox("Attack recipe", recipe_names(), key="run_recipe", index=cached.recipe_index(settings),
                           help="default: the shipped defaults; natlog2023: Algorithm 1 as the paper describes it "
                                "(engine recipes lists them). Each run stores its recipe whole.")
     queue = st.button("Queue runs", type="primary", disabled=not (path and setups))

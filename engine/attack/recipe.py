@@ -352,9 +352,10 @@ def recipe_names() -> tuple[str, ...]:
 
 def load_recipe(spec: str | None, settings: Settings) -> AttackRecipe:
     """The recipe ``spec`` names: a registered name, or a TOML file (``base`` = a registered name,
-    ``default`` if absent; the file's fields replace the base's). None: ``default``."""
+    ``default`` if absent; the file's fields replace the base's). None: the one ``settings.recipe``
+    names (``default`` unless configured)."""
     if spec is None:
-        return default_recipe(settings)
+        spec = settings.recipe.strip() or "default"
     if spec in RECIPES:
         return RECIPES.get(spec)(settings)
     path = Path(spec).expanduser()

@@ -134,10 +134,12 @@ class ModelsSection:
 
 @dataclass(frozen=True)
 class ComponentsSection:
-    """Which registered edit operators the ``default`` recipe leaves out. The operators' and
+    """Which registered edit operators the ``default`` recipe leaves out, and which recipe runs when
+    none is named. The operators' and
     constraints' parameters are theirs (defaults on each class; a recipe file sets them by name)."""
 
     disabled_operators: str
+    recipe: str
 
 
 @dataclass(frozen=True)
@@ -240,6 +242,9 @@ class Settings:
     # with "or" (bench/validity/LOG.md, "Conjunct and disjunct edits"). A comma-separated list of
     # names switches those off; ``none`` switches none off.
     disabled_operators: str = "DisjunctDeletion,DisjunctInsertion"
+    # The recipe an attack runs when none is named (``--recipe``, the pages' choice): a registered
+    # name (``python -m engine recipes``) or a recipe file.
+    recipe: str = "default"
     source_check: SourceCheck = "complete"
     # The reading of "the N" in the polarity marker: nonmonotone (refers) or existential ("some N").
     definite_reading: DefiniteReading = "nonmonotone"

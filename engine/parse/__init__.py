@@ -18,7 +18,7 @@ from typing import Protocol
 
 from engine.core.errors import InputError
 from engine.core.registry import Registry
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.parse.sentence import ParsedSentence, Token
 
 _ABBREVIATIONS = {
@@ -90,7 +90,7 @@ PARSER_FACTORIES: Registry[Callable[[str, Path | None], Parser]] = Registry("par
 
 
 @PARSER_FACTORIES.register("spacy")
-def _spacy_parser(spacy_model: str, nltk_data: Path | None) -> Parser:
+def _spacy_parser(spacy_model: str, nltk_data: Path) -> Parser:
     from engine.core.resources import ResourceError, spacy_model_status
     from engine.parse.spacy_ud import SpacyParser
 
@@ -101,7 +101,7 @@ def _spacy_parser(spacy_model: str, nltk_data: Path | None) -> Parser:
 
 
 @PARSER_FACTORIES.register("stanza")
-def _stanza_parser(spacy_model: str, nltk_data: Path | None) -> Parser:
+def _stanza_parser(spacy_model: str, nltk_data: Path) -> Parser:
     from engine.parse.stanza_ud import StanzaParser
 
     return StanzaParser()
@@ -111,10 +111,9 @@ PARSERS = PARSER_FACTORIES.names()
 
 
 @lru_cache(maxsize=4)
-def load_parser(name: str = "spacy", spacy_model: str = DEFAULT_SETTINGS.spacy_model,
-                nltk_data: Path | None = None) -> Parser:
-    """Build a parser backend once per process (a name of :data:`PARSER_FACTORIES`); ``nltk_data``:
-    where the repairs read WordNet (the default location when None)."""
+def load_parser(name: str, spacy_model: str, nltk_data: Path) -> Parser:
+    """Build a parser backend once per process (a name of :data:`PARSER_FACTORIES`, the spaCy
+    pipeline it reads); ``nltk_data``: where the repairs read WordNet."""
     return PARSER_FACTORIES.get(name)(spacy_model, nltk_data)
 
 

@@ -153,16 +153,16 @@ def _coordination(nodes: list[_Node]) -> None:
             node.head = following[0]
 
 
-def _wordnet_lexicon(nltk_data: Path | None) -> tuple[AnimacyTest | None, WordClasses | None]:
+def _wordnet_lexicon(nltk_data: Path) -> tuple[AnimacyTest | None, WordClasses | None]:
     """WordNet-based animacy for the relative-clause repair and word classes for the
-    determined-noun repair (WordNet from ``nltk_data``, the default location when None), or
-    (None, None) when WordNet is not installed."""
+    determined-noun repair (WordNet from ``nltk_data``), or (None, None) when WordNet is not
+    installed there."""
     from engine.core.resources import ResourceError
-    from engine.core.settings import DEFAULT_SETTINGS
+    from engine.core.settings import Settings
     from engine.core.wordnet import wordnet, wordnet_animacy, wordnet_classes
 
     try:
-        reader = wordnet(DEFAULT_SETTINGS if nltk_data is None else DEFAULT_SETTINGS.with_overrides(nltk_data=nltk_data))
+        reader = wordnet(Settings(nltk_data=nltk_data))  # the reader reads the path alone
     except ResourceError:
         return None, None
     return wordnet_animacy(reader), wordnet_classes(reader)
@@ -181,7 +181,7 @@ class _Tagger(Protocol):
 class SpacyParser:
     """Parse with a spaCy pipeline, output repaired UD v2 (see :mod:`engine.parse.repair`)."""
 
-    def __init__(self, model: str, nltk_data: Path | None = None) -> None:
+    def __init__(self, model: str, nltk_data: Path) -> None:
         import spacy
 
         self.name = f"spacy:{model}"

@@ -21,14 +21,15 @@ from typing import Any, ClassVar
 
 from engine.core.errors import InputError
 from engine.core.registry import Registry
-from engine.core.settings import DEFAULT_SETTINGS, Settings
+from engine.core.settings import Settings
 from engine.victim import http_victim, huggingface
 from engine.victim.base import Victim
 
 
 class VictimKind(ABC):
-    """One kind of victim. A new kind implements :meth:`takes` and :meth:`load` (and usually a
-    :class:`~engine.victim.base.CachedVictim` subclass) and is added to :data:`VICTIM_KINDS`."""
+    """One kind of victim. A new kind implements :meth:`takes`, :meth:`load`, :meth:`labels` and
+    :meth:`model_identity` (and usually a :class:`~engine.victim.base.CachedVictim` subclass) and is
+    added to :data:`VICTIM_KINDS`."""
 
     name: ClassVar[str]
     #: What specs of this kind look like, for the error on a spec no kind takes.
@@ -46,14 +47,14 @@ class VictimKind(ABC):
     def load(self, location: str, label_map: str | None, settings: Settings) -> Victim:
         """The victim at ``location``, its outputs mapped by ``label_map`` when given."""
 
+    @abstractmethod
     def labels(self, location: str, label_map: str | None = None) -> tuple[str, ...]:
-        """The NLI label of each output (by default: load the victim and ask it)."""
-        return tuple(self.load(location, label_map, DEFAULT_SETTINGS).labels)
+        """The NLI label of each output, known before the victim loads (a run's identity is checked
+        before any weights load)."""
 
+    @abstractmethod
     def model_identity(self, location: str) -> str:
-        """One string naming the model at ``location`` (by default its identity's ``model``)."""
-        model = self.load(location, None, DEFAULT_SETTINGS).identity().get("model")
-        return str(model) if model else f"{self.name}:{location}"
+        """One string naming the model at ``location`` (weights hash, hub id, the server's model id)."""
 
     def run_identity(self, location: str, label_map: str | None = None) -> dict[str, Any]:
         """What a run stores of its victim and compares on resume."""

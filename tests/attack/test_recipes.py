@@ -144,6 +144,15 @@ def test_a_wrong_recipe_file_is_refused_in_one_line(settings: Settings, tmp_path
     assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
+def test_the_configured_recipe_runs_when_none_is_named(settings: Settings, tmp_path: Path) -> None:
+    assert load_recipe(None, settings.with_overrides(recipe="max-hvasr")) == load_recipe("max-hvasr", settings)
+    path = tmp_path / "mine.toml"
+    path.write_text('base = "natlog2023"\n[search]\ntop_k = 7\n', encoding="utf-8")
+    assert load_recipe(None, settings.with_overrides(recipe=str(path))).search.top_k == 7
+    with pytest.raises(InputError, match="no recipe 'nope'"):
+        load_recipe(None, settings.with_overrides(recipe="nope"))
+
+
 def test_an_unknown_recipe_name_lists_the_known_ones(settings: Settings) -> None:
     known = r"\(default, natlog2023, max-hvasr, every-operator\)"
     with pytest.raises(InputError, match=rf"no recipe 'paper2023': not a recipe name {known} nor a file"):

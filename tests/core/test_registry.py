@@ -80,7 +80,7 @@ def test_unknown_component_names_are_one_line_errors() -> None:
 
     settings = get_settings()
     with pytest.raises(InputError, match="unknown parser 'udpipe'; known: spacy, stanza"):
-        load_parser("udpipe")
+        load_parser("udpipe", settings.spacy_model, settings.nltk_data)
     with pytest.raises(SettingsError, match="unknown scorer 'bleu'; known: causal, masked"):
         build_scorer(settings, kind="bleu")
     with pytest.raises(SettingsError, match=r"unknown AltLM fill-in \(alt_lm\) 'gpt'; known: none, offline, masked"):

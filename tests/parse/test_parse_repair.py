@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from engine.core.settings import get_settings
 from engine.lexicon.relatives import wordnet, wordnet_animacy
 from engine.natlog.polarity import polarize
 from engine.parse import load_parser, parse
@@ -22,7 +23,8 @@ from engine.parse.sentence import ParsedSentence
 
 @pytest.fixture(scope="module")
 def parser():
-    return load_parser("spacy")
+    settings = get_settings()
+    return load_parser("spacy", settings.spacy_model, settings.nltk_data)
 
 
 @pytest.fixture(scope="module")
