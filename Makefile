@@ -55,7 +55,7 @@ lint: $(STAMP)
 	$(VENV)/bin/mypy
 
 test: setup-test lint
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
 # The README tour's pictures: the browser tests take them; this copies them into docs/screenshots.
 screenshots: setup-test

@@ -20,11 +20,13 @@ bfloat16 there as ``HFVictim`` casts it), else the CPU with ``--threads`` torch 
 All three read the offline victim's WordPiece tokenizer (RoBERTa's own BPE tokenizer is not on
 this machine): token counts are what the timing depends on, and they differ from RoBERTa's BPE by
 a token or two per pair. RoBERTa gets no segment ids (it has one segment type) and the
-tokenizer's padding id. The pairs are a seeded sample of ``--pairs`` real (premise, hypothesis)
-pairs of ``--data``, in batches of each ``--batches`` size (1: one query; 8, 16, 32: the attack's
-growing prefetch window, ``engine.attack.search.PREFETCH``; 4: a DeepWordBug word's few character
-edits). Each batch is one ``victim.predict`` call with the victim's output cache emptied first;
-each of ``--repeats`` repeats times every batch of the sample once (after one warm-up call), and
+tokenizer's padding id. The queries have the attack's shape: for each of ``--pairs`` real (P, H)
+pairs of ``--data`` (a seeded sample), one batch of each ``--batches`` size b, P with b distinct
+one-word edits of H (:func:`candidate_batch`: as a round's candidates, one premise and hypotheses
+of about H's length, so little padding; b = 1 is the pair itself). The sizes: 1, one query; 8, 16,
+32, the search's growing prefetch window (``engine.attack.search.PREFETCH``); 4, a DeepWordBug
+word's character edits. Each batch is one ``victim.predict`` call with the victim's output cache
+emptied first; each of ``--repeats`` repeats times every batch once (after one warm-up call), and
 the figure is the median over repeats of milliseconds per pair.
 
 **Per-method cost** (from the committed peer benchmark, ``--peers``, the per-pair records of its
@@ -40,7 +42,8 @@ evaluations / QN of the rerun; ``b`` = evaluations / forward passes); ``--natlog
 a measurement from an earlier output (e.g. for a GPU machine without NatLog's models).
 
 Then ``overhead = s - E x t(MiniLM, b)`` (what is not the victim: parsing, candidates, ranking-LM,
-TextAttack's search) and the predicted seconds per pair against victim V are
+TextAttack's search), floored at 0 (a peer whose measured seconds are below its victim time as
+timed here is taken to cost its victim time alone), and the predicted seconds per pair against V are
 ``overhead + E x t(V, b)``; ``t(V, b)`` between measured batch sizes is interpolated in log2(b).
 The crossover against a peer is the per-evaluation cost ``t*`` at which NatLog's total equals the
 peer's, ``(overhead_NatLog - overhead_peer) / (E_peer - E_NatLog)`` (none when NatLog evaluates as
@@ -51,6 +54,7 @@ lower. On a GPU the overheads are still the CPU's (NatLog's ranking LM would als
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import random
@@ -188,6 +192,33 @@ def sample_pairs(data: Path, fmt: str, split: str | None, n: int, seed: int) -> 
     return [(pairs[k].premise, pairs[k].hypothesis) for k in chosen]
 
 
+#: Words a candidate puts in H's place, as a round's substitutions do (word swaps keep H's length).
+SUBSTITUTES = ("person", "animal", "thing", "place", "some", "not", "very", "big")
+
+
+def candidate_batch(premise: str, hypothesis: str, size: int) -> list[tuple[str, str]]:
+    """``size`` distinct (premise, H') pairs, H' one-word edits of ``hypothesis`` (a word replaced,
+    then a word inserted, then two), as a round of candidates of about H's length; size 1: the pair
+    itself."""
+    if size == 1:
+        return [(premise, hypothesis)]
+    words = hypothesis.split() or ["it"]
+    n = len(words)
+    edits = itertools.chain(
+        (words[:j] + [w] + words[j + 1:] for w in SUBSTITUTES for j in range(n)),
+        (words[:j] + [w] + words[j:] for w in SUBSTITUTES for j in range(n + 1)),
+        (words[:j] + [w, v] + words[j:] for w in SUBSTITUTES for v in SUBSTITUTES for j in range(n + 1)),
+    )
+    out: list[str] = []
+    for edit in edits:
+        text = " ".join(edit)
+        if text != hypothesis and text not in out:
+            out.append(text)
+            if len(out) == size:
+                break
+    return [(premise, h) for h in out]
+
+
 def forget(victim: HFVictim) -> None:
     """Empty the victim's output cache, so that the next call computes every pair."""
     victim._cache.clear()
@@ -195,11 +226,11 @@ def forget(victim: HFVictim) -> None:
 
 def time_batches(victim: HFVictim, pairs: Sequence[tuple[str, str]], batch: int, repeats: int,
                  tick: Callable[[], None] = lambda: None) -> list[float]:
-    """Milliseconds per pair of each repeat: the sample's full batches of ``batch`` pairs, each one
-    ``victim.predict`` call on an empty cache (after one warm-up call)."""
-    chunks = [list(pairs[k:k + batch]) for k in range(0, len(pairs) - batch + 1, batch)]
+    """Milliseconds per pair of each repeat: one :func:`candidate_batch` of ``batch`` pairs per
+    sampled pair, each one ``victim.predict`` call on an empty cache (after one warm-up call)."""
+    chunks = [candidate_batch(p, h, batch) for p, h in pairs]
     if not chunks:
-        raise CostModelError(f"batch {batch} is larger than the {len(pairs)} sampled pairs; raise --pairs")
+        raise CostModelError("no pairs to time; raise --pairs")
     forget(victim)
     victim.predict(chunks[0])
     out = []
@@ -267,6 +298,7 @@ class MethodCost:
     evaluations: float
     batch: float
     source: str
+    measured_overhead: float = 0.0
     overhead: float = 0.0
 
 
@@ -310,7 +342,8 @@ def method_costs(peers: dict[tuple[str, str], dict[str, float]], reference: dict
         else:
             evaluations, batch, source = row["queries"], float(peer_batches[method]), "QN distinct"
         cost = MethodCost(setup, method, int(row["attacked"]), row["seconds"], row["queries"], evaluations, batch, source)
-        cost.overhead = overhead(cost, reference)
+        cost.measured_overhead = overhead(cost, reference)
+        cost.overhead = max(0.0, cost.measured_overhead)
         out.append(cost)
     out.sort(key=lambda c: (setup_rank(c.setup), METHODS.index(c.method)))
     return out
@@ -321,7 +354,8 @@ def setup_rank(setup: str) -> int:
 
 
 def overhead(cost: MethodCost, reference: dict[int, float]) -> float:
-    """Seconds per pair that are not the reference victim's: measured - E x t(reference, b)."""
+    """Seconds per pair that are not the reference victim's: measured - E x t(reference, b)
+    (:func:`method_costs` floors it at 0)."""
     return cost.seconds - cost.evaluations * ms_at(reference, cost.batch) / 1000.0
 
 
@@ -424,6 +458,19 @@ def measure_natlog(args: argparse.Namespace, settings: Settings) -> dict[str, di
                         if t["attacked"] else {})} for s, t in totals.items()}
 
 
+def natlog_note(natlog: dict[str, dict[str, float]] | None, args: argparse.Namespace) -> str:
+    """What the meta says of NatLog's evaluations."""
+    if not natlog:
+        return f"not measured: NatLog's evaluations are taken as its QN, at batch {PREFETCH}"
+    where = (f"counted by an earlier --measure-natlog run (read from {args.natlog_from}, kept here)"
+             if args.natlog_from else "counted in this run")
+    o = natlog.get("overall", {})
+    return (f"{where}: NatLog's default recipe rerun on the peers' sample ({args.setups}, limit {args.limit}, seed "
+            f"{args.seed}); per attacked pair over all setups: QN {o.get('queries', 0):.1f}, victim evaluations "
+            f"{o.get('evaluations', 0):.1f} in {o.get('forward_passes', 0):.1f} forward passes, "
+            f"{o.get('seconds', 0):.2f} s; E = the peer run's QN x evaluations / QN of the rerun")
+
+
 def natlog_from(path: Path) -> dict[str, dict[str, float]]:
     """The NatLog prefetch measurement of an earlier output of this script."""
     if not path.is_file():
@@ -453,9 +500,9 @@ def query_table(report: Report) -> str:
 
 def cost_table(report: Report) -> str:
     headers = ["setup", "method", "attacked", "s / pair", "QN distinct / pair", "victim evaluations / pair",
-               "batch", "evaluations from", "overhead s / pair"]
+               "batch", "evaluations from", "s - E x t(MiniLM)", "overhead s / pair"]
     rows = [[c.setup, NAMES[c.method], c.attacked, r(c.seconds, 3), r(c.queries, 1), r(c.evaluations, 1),
-             r(c.batch, 1), c.source, r(c.overhead, 3)] for c in report.costs]
+             r(c.batch, 1), c.source, r(c.measured_overhead, 3), r(c.overhead, 3)] for c in report.costs]
     return format_table(headers, rows, frozenset())
 
 
@@ -527,7 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=Path("../shared/data/snli_test.tsv"))
     parser.add_argument("--format", default="snli")
     parser.add_argument("--split", default="TEST", help="TRAIN/TEST half (as the peer benchmark: TEST), or 'all'")
-    parser.add_argument("--pairs", type=int, default=64, help="pairs sampled for timing (a multiple of the batches)")
+    parser.add_argument("--pairs", type=int, default=12, help="pairs sampled for timing (one batch per size each)")
     parser.add_argument("--batches", default="1,4,8,16,32")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--threads", type=int, default=2, help="torch threads on the CPU")
@@ -566,8 +613,6 @@ def run(args: argparse.Namespace) -> int:
     folder = reference_folder(args.victim, settings)
     peers = read_peers(args.peers)
     pairs = sample_pairs(args.data, args.format, args.split, args.pairs, args.seed)
-    if pairs and len(pairs) < batches[-1]:
-        raise CostModelError(f"--pairs {args.pairs} is smaller than the largest batch {batches[-1]}")
     device = resolve_device(settings)
     if device.type == "cpu":
         torch.set_num_threads(args.threads)
@@ -582,15 +627,17 @@ def run(args: argparse.Namespace) -> int:
         meta={
             "device": f"{device} ({gpu}, {victims[0].victim.model.dtype})" if gpu else
                       f"cpu, {torch.get_num_threads()} torch threads, float32",
-            "timing": f"{len(pairs)} pairs of {args.data} (split {args.split or 'all'}, seed {args.seed}), median of "
+            "timing": f"{len(pairs)} pairs of {args.data} (split {args.split or 'all'}, seed {args.seed}), each "
+                      "timed as one batch per size (its premise with one-word edits of its hypothesis); median of "
                       f"{args.repeats} repeats; each batch one HFVictim.predict call, cache emptied first",
             "tokenizer": f"{folder.name}'s WordPiece tokenizer for all three victims (timing depends on token "
                          "counts, not on the vocabulary)",
             "peers": f"{args.peers}: seconds and QN distinct per attacked pair, successes and failures",
             "batches assumed": f"NatLog {'measured' if natlog else PREFETCH}, PWWS {peer_batches['pwws']}, "
                                f"DeepWordBug {peer_batches['deepwordbug']}",
-            "overhead": "measured s / pair - evaluations x t(MiniLM-L6, batch); predicted = overhead + "
-                        "evaluations x t(victim, batch)",
+            "overhead": "measured s / pair - evaluations x t(MiniLM-L6, batch), floored at 0; predicted = "
+                        "overhead + evaluations x t(victim, batch)",
+            "NatLog prefetch": natlog_note(natlog, args),
             "quick": args.quick,
         },
         victims=[{"name": v.name, "description": v.description, "parameters": v.parameters} for v in victims],
@@ -598,10 +645,11 @@ def run(args: argparse.Namespace) -> int:
         costs=method_costs(peers, query_ms["MiniLM-L6"], peer_batches, natlog), natlog_measured=natlog,
     )
     model(report)
-    negative = [f"{NAMES[c.method]} {c.setup}" for c in report.costs if c.overhead < 0]
+    negative = [f"{NAMES[c.method]} {c.setup}" for c in report.costs if c.measured_overhead < 0]
     if negative:
-        report.meta["warning"] = (f"negative overhead ({', '.join(negative)}): the reference victim timed slower here "
-                                  "than in the peer benchmark's run (a loaded machine?); the predictions are not usable")
+        report.meta["overhead floored at 0"] = (
+            f"{', '.join(negative)}: the measured seconds are below E x t(MiniLM-L6) as timed here (the peer run's "
+            "victim answered faster, e.g. from the victim cache the three methods shared)")
     text = markdown(report)
     print(text)
     if args.out is not None:

@@ -35,6 +35,13 @@ def pytest_configure(config: pytest.Config) -> None:
     # turns it on, with a tiny backbone, to test that path).
     os.environ["NATLOG_AUTO_TRAIN_VICTIM"] = "0"
     get_settings.cache_clear()
+    # Under pytest-xdist (make test: one process per core) each process keeps to its share of the
+    # cores, so that the processes do not fight over them.
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
+    if workers > 1:
+        import torch
+
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
 
 
 @pytest.fixture(scope="session")

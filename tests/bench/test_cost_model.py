@@ -71,12 +71,29 @@ def test_interpolation_overhead_prediction_and_crossover(tmp_path: Path) -> None
     assert cost_model.predicted(natlog, flat) == pytest.approx(cost_model.predicted(pwws, flat))
     assert cost_model.crossover(by["C2C", "NatLog"], by["C2C", "deepwordbug"]) is None  # 30 evaluations > 12
 
+    # An overhead below zero (the peer run's victim answered faster than timed) is floored at 0.
+    slow = {1: 20.0, 8: 10.0}
+    costs = cost_model.method_costs(peers, slow, {"pwws": 8, "deepwordbug": 4})
+    pwws = next(c for c in costs if (c.setup, c.method) == ("E2E", "pwws"))
+    assert pwws.measured_overhead == pytest.approx(0.3 - 40 * 0.010) and pwws.overhead == 0.0
+    assert cost_model.predicted(pwws, big) == pytest.approx(40 * 0.1)
+
     # A measured prefetch scales NatLog's evaluations and sets its batch.
     measured = {"E2E": {"queries": 5.0, "evaluations": 10.0, "forward_passes": 2.5}}
     costs = cost_model.method_costs(peers, reference, {"pwws": 8, "deepwordbug": 4}, measured)
     natlog = next(c for c in costs if (c.setup, c.method) == ("E2E", "NatLog"))
     assert (natlog.evaluations, natlog.batch) == (8.0, 4.0)
     assert natlog.overhead == pytest.approx(0.6 - 8 * 0.002)
+
+
+def test_candidate_batches_are_distinct_edits_of_the_hypothesis_under_one_premise() -> None:
+    assert cost_model.candidate_batch("P.", "A man sleeps.", 1) == [("P.", "A man sleeps.")]
+    for hypothesis in ("A man sleeps.", "Run"):
+        for size in (4, 8, 32):
+            batch = cost_model.candidate_batch("P.", hypothesis, size)
+            texts = [h for _, h in batch]
+            assert len(set(texts)) == size and hypothesis not in texts and {p for p, _ in batch} == {"P."}
+            assert all(abs(len(h.split()) - len(hypothesis.split())) <= 2 for h in texts)
 
 
 def test_a_quick_run_times_every_victim_and_tabulates_every_method(tmp_path: Path, capsys) -> None:
