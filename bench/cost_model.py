@@ -2,7 +2,7 @@
 paper's size (BERT-base, RoBERTa-large) beside the offline MiniLM victim.
 
     .venv/bin/python bench/cost_model.py --data ../shared/data/snli_test.tsv --split TEST \\
-        [--pairs 64] [--batches 1,4,8,16,32] [--repeats 5] [--threads 2] \\
+        [--pairs 12] [--batches 1,4,8,16,32] [--repeats 5] [--threads 2] \\
         [--peers results/peers/peers_result.json] [--measure-natlog | --natlog-from results/speed/cost_model.json] \\
         [--out results/speed/cost_model.json]        # also writes results/speed/cost_model.md
     .venv/bin/python bench/cost_model.py --quick ...  # tiny 2-layer configs instead of the big ones (tests)
@@ -17,8 +17,8 @@ bfloat16 there as ``HFVictim`` casts it), else the CPU with ``--threads`` torch 
 - **RoBERTa-large**: ``RobertaConfig(hidden 1024, 24 layers, 16 heads, FFN 4096, vocab 50265)``,
   random weights. Nothing is downloaded: timing depends on the shapes, not on the weights.
 
-All three read the offline victim's WordPiece tokenizer (RoBERTa's own BPE tokenizer is not on
-this machine): token counts are what the timing depends on, and they differ from RoBERTa's BPE by
+All three read the offline victim's WordPiece tokenizer (RoBERTa's own BPE tokenizer would be a
+download): token counts are what the timing depends on, and they differ from RoBERTa's BPE by
 a token or two per pair. RoBERTa gets no segment ids (it has one segment type) and the
 tokenizer's padding id. The queries have the attack's shape: for each of ``--pairs`` real (P, H)
 pairs of ``--data`` (a seeded sample), one batch of each ``--batches`` size b, P with b distinct
@@ -603,8 +603,8 @@ def main(argv: list[str] | None = None) -> int:
 def run(args: argparse.Namespace) -> int:
     batches = parse_batches(args.batches)
     peer_batches = parse_peer_batches(args.peer_batches)
-    if args.repeats < 1:
-        raise CostModelError(f"--repeats must be at least 1, got {args.repeats}")
+    if args.repeats < 1 or args.pairs < 1:
+        raise CostModelError(f"--repeats and --pairs must be at least 1, got {args.repeats} and {args.pairs}")
     if args.measure_natlog and args.natlog_from:
         raise CostModelError("give --measure-natlog or --natlog-from, not both")
     if args.split is not None and args.split.strip().lower() in ("", "all"):
