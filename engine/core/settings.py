@@ -404,6 +404,9 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
         key = f"NATLOG_{name.upper()}"
         if env.get(key):
             values[name] = env[key]
+    for name in MOVED_TO_RECIPES:  # a value set for a setting that is now a component's parameter
+        if env.get(f"NATLOG_{name.upper()}"):
+            _moved(name)
     data_dir = values.get("data_dir")
     base = Settings()
     if data_dir is not None:
@@ -417,8 +420,7 @@ def load_settings(environ: dict[str, str] | None = None) -> Settings:
     return base.with_overrides(**{k: v for k, v in values.items() if k != "data_dir"})
 
 
-#: The documented defaults, read from no file and no environment: what a stage uses when its caller
-#: passes no settings. Only the edges (the command line, ``engine.api``, the app, ``bench/``) read
+#: The documented defaults, read from no file and no environment. Only the edges (the command line, ``engine.api``, the app, ``bench/``) read
 #: the configuration, with :func:`get_settings`, and pass it down.
 DEFAULT_SETTINGS = Settings()
 

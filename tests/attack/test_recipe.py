@@ -18,7 +18,7 @@ from engine.attack.build import Resources
 from engine.attack.identity import run_identity, runtime_identity, victim_identity
 from engine.attack.recipe import AttackRecipe
 from engine.core.errors import InputError
-from engine.core.settings import PROJECT_ROOT, Settings, SettingsError
+from engine.core.settings import PROJECT_ROOT, Settings, SettingsError, load_settings
 from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
 from engine.runs.runner import RunSpec, VictimInfo, default_run_name, start_run
@@ -77,6 +77,8 @@ def test_every_component_parameter_is_recorded(settings: Settings, component: st
     assert diff and changed.hash != recipe.hash, name
     with pytest.raises(SettingsError, match=f"parameter of the .*{component}"):
         settings.with_overrides(**{name: value})
+    with pytest.raises(SettingsError, match=f"setting '{name}' is a parameter of the .*{component}"):
+        load_settings({f"NATLOG_{name.upper()}": str(value), "NATLOG_CONFIG": "/nonexistent.toml"})
 
 
 def test_recipe_names_operators_constraints_dtype_and_inventory(settings: Settings, tmp_path: Path) -> None:
