@@ -7,7 +7,8 @@ Runs the setups on a seeded sample (models loaded once, a fresh store each time)
 table: pairs attacked, successes, failures, wall seconds, seconds per attacked pair, per failing
 pair, and per pair that spent the budget, with mean queries; then a fingerprint of the results
 (pair, status, H*, queries) so that a run before and after a speed change can be checked for
-identical results. ``--all-operators`` turns every edit operator on and the insertion-fit cost, the
+identical results; then each cache's lookups and hit rate over the attacks (engine/core/caches.py).
+``--all-operators`` turns every edit operator on and the insertion-fit cost, the
 edit cap and the source check off (close to the settings of the measured runs of docs/attacks.md, where
 failing attacks spend the budget).
 Run "before" and "after" in one session: timings on a shared machine drift.
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from engine.api import get_settings  # noqa: E402
 from engine.attack.build import Resources, build  # noqa: E402
 from engine.attack.recipe import load_recipe  # noqa: E402
+from engine.core import caches  # noqa: E402
 from engine.core.vocab import AttackStatus  # noqa: E402
 from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
@@ -59,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     loaded = time.monotonic() - began
     args.db.unlink(missing_ok=True)
     rows, digest = [], hashlib.sha256()
-    total = time.monotonic()
+    total, looked_up = time.monotonic(), caches.counts()
     with RunStore.open(args.db) as store:
         for name in args.setups.split(","):
             setup = get_setup(name)
@@ -82,6 +84,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nmodels loaded in {loaded:.1f} s; attacks {time.monotonic() - total:.1f} s; "
           f"results fingerprint {digest.hexdigest()[:16]} (limit={args.limit}, seed={args.seed}, "
           f"all_operators={args.all_operators})")
+    used = caches.since(looked_up)
+    print("\n" + format_table(["cache", "lookups", "hits", "hit rate"],
+                              [[name, c.lookups, c.hits, round(c.hit_rate or 0.0, 3)] for name, c in used.items()],
+                              frozenset()))
     return 0
 
 

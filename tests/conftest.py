@@ -37,11 +37,17 @@ def pytest_configure(config: pytest.Config) -> None:
     get_settings.cache_clear()
     # Under pytest-xdist (make test: one process per core) each process keeps to its share of the
     # cores, so that the processes do not fight over them.
+    # Subprocesses (a served app, the CLI, Ray's actors) keep to the same share: each would otherwise
+    # start one torch thread per core, and on 2 cores a run of the suite once went from 20 to over
+    # 40 runnable threads, with tests that take 7 s alone taking 6 minutes.
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 0)
     if workers > 1:
         import torch
 
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
+        share = max(1, (os.cpu_count() or 1) // workers)
+        torch.set_num_threads(share)
+        for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NATLOG_TORCH_THREADS"):
+            os.environ.setdefault(name, str(share))
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from engine.core.caches import CacheCounts, hit_rates
 from engine.core.vocab import LABELS, AttackStatus, NLILabel
 from engine.edits.records import Candidate
 from engine.natlog.relations import Relation, relation_symbols
@@ -70,6 +71,8 @@ class Round:
     back_to: int | None = None
     #: Why each asked candidate was asked where it was (:func:`engine.attack.round.ask_reason`).
     reasons: tuple[str, ...] = ()
+    #: What the round looked up in the process's caches (:mod:`engine.core.caches`), by cache.
+    caches: dict[str, CacheCounts] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -79,7 +82,7 @@ class Round:
             "ranked": len(self.candidates), "rejected": dict(self.rejected),
             "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
             "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
-            "seconds": round(self.seconds, 3),
+            "seconds": round(self.seconds, 3), "caches": hit_rates(self.caches),
             "queried": [
                 {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far,
                  **({"polarity": self.polarities[k]} if k < len(self.polarities) else {}),
@@ -133,6 +136,15 @@ class AttackResult:
     # verify(H, H*) for a success: does the project's own logic re-derive the setup's relation?
     self_check: SelfCheck | None = None
 
+    @property
+    def caches(self) -> dict[str, CacheCounts]:
+        """The cache lookups of all the attack's rounds, by cache."""
+        total: dict[str, CacheCounts] = {}
+        for round_ in self.rounds:
+            for name, counted in round_.caches.items():
+                total[name] = total.get(name, CacheCounts()) + counted
+        return dict(sorted(total.items()))
+
     def to_json(self) -> dict[str, object]:
         return {
             "premise": self.premise, "hypothesis": self.hypothesis, "gold_label": self.gold_label,
@@ -143,6 +155,7 @@ class AttackResult:
             "derivation": [s.to_json() for s in self.derivation],
             "rounds": [r.to_json() for r in self.rounds], "queries": self.queries,
             "cache_hits": self.cache_hits, "perplexity": self.perplexity, "seconds": round(self.seconds, 3),
+            "caches": hit_rates(self.caches),
             "self_check": self.self_check.to_json() if self.self_check else None,
         }
 
@@ -163,6 +176,7 @@ class AttackResult:
             derivation=[s.to_json() for s in self.derivation] if won else None,
             trace={"reason": self.reason, "relation": relation_symbols(self.relation),
                    "rounds": [r.to_json() for r in self.rounds], "seconds": round(self.seconds, 3),
+                   "caches": hit_rates(self.caches),
                    **({"self_check": self.self_check.to_json()} if self.self_check else {})},
             started_at=started, finished_at=finished,
         )

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from engine.attack.build import Attack
 from engine.attack.results import AttackResult, DerivationStep, Query, Round, RoundOutcome
 from engine.attack.round import RoundStart, ask_reason, candidate_round
+from engine.core import caches
 from engine.core.errors import InputError
 from engine.core.settings import SearchSection
 from engine.core.vocab import AttackStatus, NLILabel
@@ -199,7 +200,7 @@ class AttackSearch:
             raise InputError(f"the attack is over ({self._reason})")
         self._progress = progress or (lambda what, fraction: None)
         self._progress("parsing and marking polarity", 0.0)
-        began = time.monotonic()
+        began, looked_up = time.monotonic(), caches.counts()
         state, setup = self._state, self.setup
         start, start_composed = state.hypothesis, state.composed
         allowed = allowed_next(start_composed, setup)
@@ -209,7 +210,7 @@ class AttackSearch:
         except InputError as exc:
             self._reason = f"unparsable: {exc}"
             result = Round(len(self.rounds) + 1, start, start_composed, allowed, (), {}, 0, (),
-                           RoundOutcome.UNPARSABLE, None, time.monotonic() - began)
+                           RoundOutcome.UNPARSABLE, None, time.monotonic() - began, caches=caches.since(looked_up))
             self.rounds.append(result)
             return result
         rejected: dict[str, int]
@@ -273,6 +274,7 @@ class AttackSearch:
             resumed=resumed, back_to=back_to,
             reasons=tuple(ask_reason(c, polarized, self.search, self.attack.ranker.natural_floor)
                           for c in ranked[:len(queried)]),
+            caches=caches.since(looked_up),
         )
         self.rounds.append(result)
         return result

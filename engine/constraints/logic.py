@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from engine.constraints.chain import CheckContext, Constraint, register_constraint
+from engine.core.caches import register_function
 from engine.core.settings import Settings
 from engine.core.vocab import NLILabel
 from engine.core.wordnet import wordnet as lexicon_wordnet
@@ -65,6 +66,9 @@ def said_words(text: str, settings: Settings) -> set[str]:
 def _base_form(word: str, settings: Settings) -> str:
     wordnet = lexicon_wordnet(settings)
     return next((base for pos in ("v", "n", "a", "r") if (base := wordnet.morphy(word, pos))), word)
+
+
+register_function('logic.base_forms', _base_form)
 
 
 @register_constraint

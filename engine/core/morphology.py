@@ -14,6 +14,8 @@ from types import MappingProxyType
 
 import lemminflect
 
+from engine.core.caches import register_function
+
 _SIZE = 100_000
 
 
@@ -39,3 +41,7 @@ def all_lemmas(word: str, upos: str | None = None) -> Mapping[str, tuple[str, ..
 def lemmas(word: str, upos: str) -> tuple[str, ...]:
     """The lemmas of ``word`` as a ``upos`` (``getLemma``)."""
     return tuple(lemminflect.getLemma(word, upos=upos))
+
+
+for _function in (inflections, all_inflections, all_lemmas, lemmas,):
+    register_function(f"morphology.{_function.__name__}", _function)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, Any
 
+from engine.core.caches import register_function
 from engine.core.settings import Settings
 
 # The reader and the animacy test live one layer down (the parser uses them); re-exported here.
@@ -101,6 +102,7 @@ def senses(lemma: str, upos: str, settings: Settings, chosen: tuple[str, ...] | 
 def _cached(finder: Callable[..., tuple[LexicalRelative, ...]]) -> Callable[..., tuple[LexicalRelative, ...]]:
     """Memoise a finder per (lemma, POS, settings); attack rounds ask about the same words again."""
     memo = lru_cache(maxsize=8192)(finder)
+    register_function(f"wordnet.{finder.__name__.lstrip('_')}", memo)
 
     @wraps(finder)
     def find(lemma: str, upos: str, settings: Settings,
@@ -167,6 +169,9 @@ def profane(word: str) -> bool:
     from better_profanity import profanity
 
     return bool(profanity.contains_profanity(word))
+
+
+register_function('lexicon.profane', profane)
 
 
 def common_enough(word: str, settings: Settings) -> bool:
@@ -409,6 +414,9 @@ def _compound_kind_of(phrase: str, head: str, settings: Settings) -> bool | None
         return None
     heads = set(reader.synsets(head, "n"))
     return any(heads & set(s.closure(lambda x: x.hypernyms() + x.instance_hypernyms())) for s in listed)
+
+
+register_function('lexicon.compound_kinds', _compound_kind_of)
 
 
 def compound_kind_of(phrase: str, head: str, settings: Settings) -> bool | None:

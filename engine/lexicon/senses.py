@@ -26,6 +26,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from engine.core.caches import Memo
 from engine.core.registry import Registry
 from engine.core.settings import Settings, SettingsError
 from engine.core.wordnet import ANIMATE_LEXNAMES, semcor_counts
@@ -136,7 +137,7 @@ class ContextSense:
         self.encoder, self.settings = encoder, settings
         self.prior = settings.wsd_prior if prior is None else prior
         # Every WordNet operator asks about the same word of the same sentence: rank it once.
-        self._ranked: dict[tuple[str, str, SenseContext], list[tuple[Synset, float]]] = {}
+        self._ranked: Memo[tuple[str, str, SenseContext], list[tuple[Synset, float]]] = Memo("senses.ranked", 50_000)
 
     def scores(self, senses: Sequence[Synset], lemma: str, context: SenseContext,
                leave_out: str | None = None) -> list[float]:
@@ -149,15 +150,13 @@ class ContextSense:
 
     def scored(self, lemma: str, upos: str, context: SenseContext) -> list[tuple[Synset, float]]:
         """The word's senses with their scores, best first (a single sense scores 0)."""
-        key = (lemma, upos, context)
-        if key not in self._ranked:
+        def rank() -> list[tuple[Synset, float]]:
             senses = readings(lemma, upos, context, self.settings)
             scores = self.scores(senses, lemma, context) if len(senses) >= 2 else [0.0] * len(senses)
             order = sorted(range(len(senses)), key=lambda k: (-scores[k], k))
-            if len(self._ranked) > 50_000:
-                self._ranked.clear()
-            self._ranked[key] = [(senses[k], scores[k]) for k in order]
-        return list(self._ranked[key])
+            return [(senses[k], scores[k]) for k in order]
+
+        return list(self._ranked.get_or((lemma, upos, context), rank))
 
     def rank(self, lemma: str, upos: str, context: SenseContext) -> list[Synset]:
         return [synset for synset, _ in self.scored(lemma, upos, context)]

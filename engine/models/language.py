@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import torch
 
+from engine.core.caches import Memo
 from engine.core.resources import ResourceError, smollm2_gguf_path
 from engine.core.settings import Settings, SettingsError
 
@@ -215,13 +216,12 @@ class SentenceEncoder:
 
     def __init__(self, lm: LoadedModel, batch_size: int = 64, cache_size: int = 50_000) -> None:
         self.lm, self.batch_size, self.cache_size = lm, batch_size, cache_size
-        self._cache: dict[str, torch.Tensor] = {}
+        self._cache: Memo[str, torch.Tensor] = Memo("encoder.sentences", cache_size)
 
     @torch.inference_mode()
     def encode(self, texts: list[str]) -> torch.Tensor:
         """One unit-length row per text (float32, on the CPU)."""
-        missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
-        order = sorted(missing, key=len)
+        order = sorted(self._cache.missing(texts), key=len)
         for start in range(0, len(order), self.batch_size):
             chunk = order[start:start + self.batch_size]
             batch = self.lm.tokenizer(chunk, return_tensors="pt", padding=True, truncation=True, max_length=256)
@@ -230,9 +230,8 @@ class SentenceEncoder:
             mask = batch["attention_mask"].unsqueeze(-1).float()
             pooled = (states * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             pooled = torch.nn.functional.normalize(pooled, dim=-1).cpu()
-            if len(self._cache) + len(chunk) > self.cache_size:
-                self._cache.clear()
-            self._cache.update(zip(chunk, pooled))
+            for text, row in zip(chunk, pooled):
+                self._cache.put(text, row)
         if not texts:
             return torch.zeros((0, 0))
         return torch.stack([self._cache[t] for t in texts])

@@ -10,12 +10,12 @@ In: text (one sentence). Out: a ``ParsedSentence`` (tokens with UD heads, relati
 from __future__ import annotations
 
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
+from engine.core.caches import Memo
 from engine.core.errors import InputError
 from engine.core.registry import Registry
 from engine.core.settings import Settings
@@ -119,15 +119,8 @@ def load_parser(name: str, spacy_model: str, nltk_data: Path) -> Parser:
 
 # Parses memoised per (parser, text, tokenisation): rounds, constraints and the verifier parse the
 # same sentences again. ParsedSentence is frozen, so sharing one is safe.
-_PARSED: OrderedDict[tuple[str, str, bool], ParsedSentence] = OrderedDict()
 PARSE_CACHE_SIZE = 20_000
-
-
-def _remember(key: tuple[str, str, bool], parsed: ParsedSentence) -> ParsedSentence:
-    _PARSED[key] = parsed
-    if len(_PARSED) > PARSE_CACHE_SIZE:
-        _PARSED.popitem(last=False)
-    return parsed
+_PARSED: Memo[tuple[str, str, bool], ParsedSentence] = Memo("parse", PARSE_CACHE_SIZE)
 
 
 def configured_parser(settings: Settings, name: str | None = None) -> Parser:
@@ -151,11 +144,8 @@ def parse(
     clean = validate_text(text, settings.max_chars)
     backend = _backend(parser, settings)
     key = (getattr(backend, "name", type(backend).__name__), clean, pretokenized)
-    if key in _PARSED:
-        _PARSED.move_to_end(key)
-        return _PARSED[key]
     words = clean.split(" ") if pretokenized else None
-    return _remember(key, backend.parse(clean, words))
+    return _PARSED.get_or(key, lambda: backend.parse(clean, words))
 
 
 def parse_many(texts: Sequence[str], *, settings: Settings) -> list[ParsedSentence | None]:
@@ -168,13 +158,15 @@ def parse_many(texts: Sequence[str], *, settings: Settings) -> list[ParsedSenten
             clean.append(validate_text(text, settings.max_chars))
         except InputError:
             clean.append(None)
-    todo = list(dict.fromkeys(c for c in clean if c is not None and (name, c, False) not in _PARSED))
+    todo = [text for _, text, _ in _PARSED.missing((name, c, False) for c in clean if c is not None)]
     many = getattr(backend, "parse_many", None)
+    found: dict[str, ParsedSentence] = {}
     if todo:
         fresh = many(todo) if many is not None else [backend.parse(t, None) for t in todo]
         for text, parsed in zip(todo, fresh):
-            _remember((name, text, False), parsed)
-    return [_PARSED.get((name, c, False)) if c is not None else None for c in clean]
+            _PARSED.put((name, text, False), parsed)
+            found[text] = parsed
+    return [(found[c] if c in found else _PARSED[(name, c, False)]) if c is not None else None for c in clean]
 
 
 __all__ = ["PARSERS", "ParsedSentence", "Parser", "Token", "configured_parser", "load_parser", "parse", "parse_many", "split_sentences",

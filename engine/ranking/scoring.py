@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
 import torch
 
+from engine.core.caches import Memo
 from engine.core.registry import Registry
 from engine.core.settings import Settings, SettingsError
 from engine.models.language import LoadedModel, load_causal_lm, load_masked_lm
@@ -80,22 +80,18 @@ class CausalLMScorer:
         tok = lm.tokenizer
         self._start = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
         self._pad = tok.pad_token_id if tok.pad_token_id is not None else self._start
-        self._memo: OrderedDict[str, float] = OrderedDict()
-        self._continued: OrderedDict[tuple[str, tuple[int, ...]], float] = OrderedDict()
+        self._memo: Memo[str, float] = Memo("lm.scores", cache_size)
+        self._continued: Memo[tuple[str, tuple[int, ...]], float] = Memo("lm.continuations", cache_size)
         self.forward_passes = 0
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         return [len(self.lm.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
 
     def score(self, texts: Sequence[str]) -> list[float]:
-        missing = list(dict.fromkeys(t for t in texts if t not in self._memo))
+        missing = self._memo.missing(texts)
         if missing:
             for text, value in zip(missing, self._score(missing)):
-                self._memo[text] = value
-            while len(self._memo) > self.cache_size:
-                self._memo.popitem(last=False)
-        for text in texts:
-            self._memo.move_to_end(text)
+                self._memo.put(text, value)
         return [self._memo[t] for t in texts]
 
     def _score(self, texts: Sequence[str]) -> list[float]:
@@ -145,13 +141,12 @@ class CausalLMScorer:
             (head, tuple(tok(f" {rest}", add_special_tokens=False)["input_ids"][:tokens]) if rest else ())
             for head, rest in pairs
         ]
-        missing = list(dict.fromkeys(k for k in keys if k[1] and k not in self._continued))
+        missing = self._continued.missing(k for k in keys if k[1])
         if missing:
             heads = [[self._start, *tok(head, add_special_tokens=False)["input_ids"]] for head, _ in missing]
             values = self._mean_nll([h + list(tail) for h, (_, tail) in zip(heads, missing)], [len(h) for h in heads])
-            self._continued.update(zip(missing, values))
-            while len(self._continued) > self.cache_size:
-                self._continued.popitem(last=False)
+            for key, value in zip(missing, values):
+                self._continued.put(key, value)
         return [self._continued[k] if k[1] else math.nan for k in keys]
 
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from engine.core.caches import register_function
 from engine.core.settings import Settings
 
 if TYPE_CHECKING:
@@ -125,6 +126,9 @@ def wordnet_link(old: str, new: str, settings: Settings) -> tuple[int, float, fl
     return best
 
 
+register_function('features.wordnet_links', wordnet_link)
+
+
 @lru_cache(maxsize=50_000)
 def new_word_use(word: str, settings: Settings) -> tuple[float, float]:
     """How people use a substitute: log(1 + how often SemCor tags it, over all its senses), and the
@@ -138,6 +142,9 @@ def new_word_use(word: str, settings: Settings) -> tuple[float, float]:
     count = sum(_count(s, name) for s in senses)
     marked = sum(bool(s.usage_domains() or s.region_domains()) for s in senses)
     return math.log1p(count), marked / len(senses) if senses else 0.0
+
+
+register_function('features.word_uses', new_word_use)
 
 
 def _count(synset, lemma: str) -> int:
@@ -172,6 +179,9 @@ def _ancestors_cached(name: str) -> tuple[tuple[str, int], ...]:
     for s in synset.similar_tos():
         found.setdefault(s.name(), 1)
     return tuple(found.items())
+
+
+register_function('features.ancestors', _ancestors_cached)
 
 
 def _ancestors(synset) -> dict[str, int]:

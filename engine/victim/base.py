@@ -19,11 +19,11 @@ same attack is a *cache hit*.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from engine.core.caches import Memo
 from engine.core.errors import InputError
 from engine.core.vocab import LABELS, NLILabel
 
@@ -156,7 +156,7 @@ class CachedVictim(ABC):
         self.cache_size = cache_size
         self.evaluations = 0
         self.forward_passes = 0
-        self._cache: OrderedDict[Pair, Prediction] = OrderedDict()
+        self._cache: Memo[Pair, Prediction] = Memo("victim.answers", cache_size)
         # Column k of the reordered output is LABELS[k].
         self._order = [labels.index(label) for label in LABELS]
 
@@ -173,8 +173,7 @@ class CachedVictim(ABC):
 
     def predict(self, pairs: Sequence[Pair]) -> list[Prediction]:
         """Predictions for (premise, hypothesis) pairs; uncached ones run in length-sorted batches."""
-        todo = list(dict.fromkeys(pair for pair in pairs if pair not in self._cache))
-        todo.sort(key=lambda pair: len(pair[0]) + len(pair[1]))
+        todo = sorted(self._cache.missing(pairs), key=lambda pair: len(pair[0]) + len(pair[1]))
         for start in range(0, len(todo), self.batch_size):
             batch = todo[start:start + self.batch_size]
             rows = self.probabilities(batch)
@@ -183,11 +182,7 @@ class CachedVictim(ABC):
             for pair, row in zip(batch, rows):
                 probs = (float(row[self._order[0]]), float(row[self._order[1]]), float(row[self._order[2]]))
                 self._remember(pair, Prediction(pair[0], pair[1], probs))
-        out = []
-        for pair in pairs:
-            self._cache.move_to_end(pair)
-            out.append(self._cache[pair])
-        return out
+        return [self._cache[pair] for pair in pairs]
 
     def cached(self, pair: Pair) -> bool:
         return pair in self._cache
@@ -196,6 +191,4 @@ class CachedVictim(ABC):
         return QueryCounter(self)
 
     def _remember(self, pair: Pair, prediction: Prediction) -> None:
-        self._cache[pair] = prediction
-        if len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._cache.put(pair, prediction)

@@ -279,6 +279,7 @@ def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared
     from tests.tiny_models import build_tiny_classifier
 
     backbone = build_tiny_classifier(tmp_path / "backbone", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
+    shared_data = head_of_training_data(shared_data, tmp_path / "data")
     db = tmp_path / "fresh.sqlite"
     with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
         token = auth.add_annotator(store, "root", "admin")
@@ -319,6 +320,21 @@ def test_first_start_trains_the_victim_then_the_stepper_attacks(tmp_path, shared
         rows = connection.execute("SELECT kind, status, done, total FROM jobs").fetchall()
     assert rows[0][:2] == ("train-victim", "done") and rows[0][2] == rows[0][3] > 0
     assert (tmp_path / "models" / "victim-offline" / "trained_pairs.txt").is_file()
+
+
+def head_of_training_data(shared_data, folder, lines: int = 500):
+    """``folder`` with the first ``lines`` lines of each file the offline victim's recipe trains and
+    evaluates on (the same recipe, formats and splits on fewer pairs: training takes seconds instead
+    of a minute, and minutes on a machine the suite's other worker keeps busy)."""
+    from engine.victim.training import OFFLINE_EVAL, OFFLINE_TRAIN
+
+    for spec in (*OFFLINE_TRAIN, *OFFLINE_EVAL):
+        name = spec.split(",")[0]
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        with open(shared_data / name, encoding="utf-8") as source:
+            head = [line for _, line in zip(range(lines), source)]
+        (folder / name).write_text("".join(head), encoding="utf-8")
+    return folder
 
 
 def first_pair_answered_right(victim_folder, data) -> int:

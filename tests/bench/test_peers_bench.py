@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import shutil
 from pathlib import Path
 
 import pytest
@@ -152,17 +153,30 @@ def test_recipes_freeze_the_premise_and_spend_at_most_the_budget(mixed_victim: V
 # Peer runs recorded beside a NatLog run: same pairs, same victim, same blind study
 
 
-@pytest.fixture()
-def natlog_run(tmp_settings, shared_data: Path, mixed_victim: Victim):
-    """A real NatLog E2E run (a small query budget) on six SNLI TEST pairs, in an annotation store."""
+@pytest.fixture(scope="module")
+def natlog_store(tmp_path_factory: pytest.TempPathFactory, settings, shared_data: Path, mixed_victim: Victim) -> Path:
+    """A real NatLog E2E run (a small query budget) on six SNLI TEST pairs, in an annotation store
+    file made once for the module (each test works on its own copy)."""
     from annotations.store import Store
     from engine.runs.runner import RunHooks, RunSpec, run_attacks
 
-    settings = tmp_settings.with_overrides(query_budget=12)
+    db = tmp_path_factory.mktemp("natlog-run") / "natlog.sqlite"
+    made = settings.with_overrides(query_budget=12, db_path=db)
     data = shared_data / "snli_test.tsv"
-    with Store.open(settings=settings) as store:
+    with Store.open(settings=made) as store:
         spec = RunSpec("nl-e2e", data, "snli", get_setup("E2E"), str(mixed_victim.name), limit=6, seed=0, split="TEST")
-        run_attacks(store, spec, attack_of(settings), mixed_victim, hooks=RunHooks(progress=False))
+        run_attacks(store, spec, attack_of(made), mixed_victim, hooks=RunHooks(progress=False))
+    return db
+
+
+@pytest.fixture()
+def natlog_run(tmp_settings, natlog_store: Path):
+    """The module's NatLog run, in a copy of its store that this test may change."""
+    from annotations.store import Store
+
+    settings = tmp_settings.with_overrides(query_budget=12)
+    shutil.copyfile(natlog_store, settings.db_path)
+    with Store.open(settings=settings) as store:
         yield store, store.run("nl-e2e"), settings
 
 

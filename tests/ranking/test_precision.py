@@ -78,6 +78,9 @@ def test_spearman_and_top_overlap_by_hand() -> None:
     assert top_overlap([1, 2, 3, 4], [1, 3, 2, 0], 2) == 1
 
 
+MAX_TEXTS = 120
+
+
 @pytest.fixture(scope="module")
 def settings() -> Iterator[Settings]:
     """Every operator on, one torch thread (reproducible values, fastest on a busy CPU); torch's
@@ -110,6 +113,9 @@ def test_bfloat16_ranking_agrees_with_float32_within_tolerance(hypothesis: str, 
     found = generate_candidates(polarized, set(Relation), settings=settings)
     texts = list(dict.fromkeys(c.text for c in found))
     assert len(texts) >= 40, f"only {len(texts)} distinct candidates for {hypothesis!r}"
+    # At most the first MAX_TEXTS (about a round's ranked list): bfloat16 is slow on a CPU without
+    # native bfloat16 arithmetic, and every operator over every relation makes hundreds.
+    texts = texts[:MAX_TEXTS]
     float32 = scorers["float32"].score(texts)
     bfloat16 = scorers["bfloat16"].score(texts)
     rho, shared = spearman(float32, bfloat16), top_overlap(float32, bfloat16, TOP)

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import ClassVar
 
+from engine.core.caches import register_function
 from engine.core.settings import Settings
 from engine.edits.conjuncts import verb_tag
 from engine.edits.operators.base import TokenOperator, register_operator
@@ -203,6 +204,9 @@ def takes_someone(verb: str, settings: Settings) -> bool:
     return bool(frames) and not frames & SOMETHING_SUBJECT_FRAMES
 
 
+register_function('wordnet.verb_frames', takes_someone)
+
+
 def asks_for_someone(sentence: ParsedSentence, token: Token, settings: Settings) -> bool:
     """Whether the sentence asks for someone where the noun is: it is the (active) subject of a verb
     that :func:`takes_someone`, or the antecedent of "who" ("a bat who danced")."""
@@ -221,6 +225,9 @@ def is_colour(word: str, settings: Settings) -> bool:
     """Whether the word names a colour: one of its noun senses is a kind of colour.n.01 ("brown",
     "black", "white", "red")."""
     return any(is_a(synset, "color.n.01") for synset in lexicon.wordnet(settings).synsets(word.lower(), "n"))
+
+
+register_function('wordnet.colours', is_colour)
 
 
 def coloured(sentence: ParsedSentence, token: Token, settings: Settings) -> bool:
