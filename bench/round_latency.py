@@ -86,9 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     headers = ["setup", "pairs", "start s (median)", "first round s (median)", "p90", "max", "within 1 s"]
     table = format_table(headers, rows, frozenset())
     print(table)
-    for seconds, name, hypothesis, ranked, rejected in sorted(slow, reverse=True)[:args.slowest]:
-        dropped = sum(rejected.values())
-        print(f"{seconds:.1f} s {name} {hypothesis!r}: {ranked} ranked, {dropped} dropped by the constraints")
+    slowest = [f"{seconds:.1f} s {name} {hypothesis!r}: {ranked} ranked, {sum(rejected.values())} dropped by the "
+               "constraints" for seconds, name, hypothesis, ranked, rejected in sorted(slow, reverse=True)[:args.slowest]]
+    print("\n".join(slowest))
     if args.out is not None:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             f"`python bench/round_latency.py --data {args.data} --split {args.split} --limit {args.limit} "
             f"--setups {args.setups} --seed {args.seed} --recipe {args.recipe}` "
             f"({time.strftime('%Y-%m-%d')}, torch threads {settings.torch_threads or 'default'}):\n\n"
-            + table + "\n", encoding="utf-8")
+            + table + "\n\nThe slowest first rounds:\n\n" + "".join(f"- {line}\n" for line in slowest), encoding="utf-8")
     return 0
 
 

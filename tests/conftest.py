@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,18 @@ def pytest_configure(config: pytest.Config) -> None:
         torch.set_num_threads(share)
         for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "NATLOG_TORCH_THREADS"):
             os.environ.setdefault(name, str(share))
+
+
+@pytest.fixture(autouse=True)
+def _main_module_kept() -> Iterator[None]:
+    """Put back the process's ``__main__`` after each test. AppTest runs a page script as
+    ``__main__`` and leaves it there, and a child process started by spawn or a fork server runs
+    the parent's ``__main__`` first: twenty annotator processes of a later test each ran a
+    Streamlit page and died (exit 1)."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
 
 
 @pytest.fixture(scope="session")

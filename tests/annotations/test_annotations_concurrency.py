@@ -26,9 +26,8 @@ def _judge(db: str, settings: Settings, name: str, token: str, folder: str) -> N
     """One annotator: sign in, wait for the start file, then take and judge items until the queue
     is empty; writes its votes (or the error that stopped it) to ``folder/NAME.json``.
 
-    Files, not a multiprocessing queue and barrier: those pass their pipes and semaphores through
-    the parent's resource-sharing thread, and in a busy test worker the twenty children once all
-    ended without one result reaching the parent.
+    Files, not a multiprocessing queue: a child that dies before it reports leaves the parent
+    waiting on the queue (the test once hung ten minutes so); a missing file says who.
     """
     out, go = Path(folder) / f"{name}.json", Path(folder) / "go"
     try:
@@ -59,7 +58,8 @@ def test_twenty_concurrent_annotators_store_each_vote_once_and_never_exceed_k(
         for index in range(ITEMS):
             store.record_attack(run_id, make_record(index))
         tokens = {f"w{n:02d}": auth.add_annotator(store, f"w{n:02d}") for n in range(WORKERS)}
-    # A fork server (single-threaded, modules preloaded) makes workers fast and fork-safe.
+    # A fork server (single-threaded, modules preloaded) makes workers fast and fork-safe. (Its
+    # children run the parent's __main__ first: tests/conftest.py keeps that pytest's own.)
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
     folder = tmp_path / "votes"

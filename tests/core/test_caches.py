@@ -48,11 +48,12 @@ def test_functions_cached_by_lru_cache_are_counted_and_bad_sizes_refused() -> No
         Memo("test.bad", 0)
 
 
-def test_each_round_of_an_attack_records_its_cache_lookups(attack, victim, contradictions) -> None:
+def test_each_round_of_an_attack_records_its_cache_lookups(attack, victim) -> None:
     """Attacking the same pair twice: the second attack's rounds find their parses and LM scores
-    in the caches the first one filled (and the trace says so)."""
-    pair = contradictions[0]
-    target = Target.of_pair(pair, get_setup("C2E"))
+    in the caches the first one filled (and the trace says so). The pair is one no other test
+    attacks: the caches live as long as the process."""
+    target = Target.of("A violinist tunes her cello backstage.", "The violinist in green is asleep backstage.",
+                       "contradiction", get_setup("C2E"))
     first = attack_pair(attack, target, victim)
     second = attack_pair(attack, target, victim)
     assert first.rounds and all(r.caches for r in first.rounds)
