@@ -49,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also attack pairs the victim trained on (left out by default; the run records it)")
     a.add_argument("--workers", type=int, default=None,
                    help="shard the pairs over N Ray actors (a local Ray unless --ray-address); this process "
-                        "stays the one writer to the store")
+                        "stays the one writer to the store. Default: one per core when the run has 40 pairs "
+                        "or more left to attack and Ray is installed, else one process (--workers 1)")
     a.add_argument("--ray-address", default=None, help="an existing Ray cluster, e.g. HEAD:6379 (implies --workers)")
     a.add_argument("--gpus-per-worker", type=float, default=0.0, help="GPUs reserved per Ray actor (GPU clusters: 1)")
     a.set_defaults(func=cmd_attack)
@@ -142,7 +143,16 @@ def cmd_attack(args: argparse.Namespace) -> int:
         resources = Resources.of(settings)
         # The run's identity is checked before any model loads: a resume with another recipe stops at once.
         location = victim_location(victim_name, settings)
-        start_run(store, spec, recipe, resources, VictimInfo(location, victim_labels(location, args.label_map)), pairs)
+        run, chosen = start_run(store, spec, recipe, resources,
+                                VictimInfo(location, victim_labels(location, args.label_map)), pairs)
+        if not distributed:
+            from engine.runs.distributed import auto_workers
+
+            left = len(chosen) - len(store.done_pair_indices(run.id))
+            if (workers := auto_workers(left)) > 1:
+                print(f"{left} pairs to attack: on {workers} local Ray workers, one per core (--workers 1 for "
+                      "one process)")
+                args.workers, distributed = workers, True
         attack = build(recipe, resources)
         if distributed:
             from engine.runs.distributed import RayOptions, run_attacks_distributed

@@ -13,6 +13,8 @@ others); ``gpus_per_worker`` reserves GPUs per actor (one GPU per actor on a GPU
 
 from __future__ import annotations
 
+import importlib.util
+import os
 import socket
 import time
 from collections.abc import Sequence
@@ -35,6 +37,27 @@ from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
 
 RAY_MISSING = "Ray is not installed: run `make setup` (Ray is in requirements.txt) or `pip install ray==2.60.0` to use --workers"
+
+
+#: The fewest pairs left to attack for which ``engine attack`` spreads a run over the cores by
+#: itself: each actor loads its own models (about 10 s), which a short run would not win back.
+AUTO_MIN_PAIRS = 40
+
+
+def auto_workers(pairs_left: int, cores: int | None = None) -> int:
+    """How many local Ray actors a run uses when ``--workers`` is not given: one per core (``cores``,
+    default this machine's) when there are two or more, Ray is installed and at least
+    :data:`AUTO_MIN_PAIRS` pairs are left; otherwise 1 (one process).
+
+    One process leaves a core idle while it parses, walks WordNet and searches in Python; on 2 cores
+    two one-thread actors finish C2C on 60 pairs in 125 s against 156 s (docs/speed-and-scale.md).
+    The results are the same as one process's where the ranking LM runs in float32 (the default on
+    a CPU without native bfloat16); in bfloat16 they are the same as one process's at one torch
+    thread."""
+    cores = os.cpu_count() if cores is None else cores
+    if not cores or cores < 2 or pairs_left < AUTO_MIN_PAIRS or importlib.util.find_spec("ray") is None:
+        return 1
+    return min(cores, pairs_left)
 
 
 def _ray() -> Any:

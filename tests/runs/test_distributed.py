@@ -119,3 +119,39 @@ def test_bad_address_and_missing_ray_are_one_line_errors(monkeypatch: pytest.Mon
     with pytest.raises(InputError, match="Ray is not installed") as info:
         start_ray(2, None)
     assert str(info.value) == RAY_MISSING
+
+
+def test_auto_workers_uses_every_core_only_for_runs_long_enough() -> None:
+    from engine.runs.distributed import AUTO_MIN_PAIRS, auto_workers
+
+    assert auto_workers(AUTO_MIN_PAIRS, cores=2) == 2
+    assert auto_workers(500, cores=8) == 8
+    assert auto_workers(AUTO_MIN_PAIRS - 1, cores=8) == 1  # a short run: loading models twice costs more
+    assert auto_workers(500, cores=1) == 1
+
+
+def test_the_cli_spreads_a_long_run_over_the_cores_with_the_same_results(
+        cluster, slice_file: Path, victim_folder: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """``engine attack`` without --workers: one process for a short run; with the threshold under the
+    run's size, as many local Ray workers as cores (two here), and the same status, H* and queries."""
+    from engine.cli import main as engine_main
+    from engine.core.settings import get_settings
+    from engine.runs import distributed
+
+    monkeypatch.setenv("NATLOG_TORCH_THREADS", "1")  # as an actor runs (see one_thread above)
+    get_settings.cache_clear()
+    db = tmp_path / "runs.sqlite"
+    common = ["attack", "--data", str(slice_file), "--format", "tsv", "--setup", "C2E", "--victim", victim_folder,
+              "--db", str(db)]
+    try:
+        assert engine_main([*common, "--run-name", "one"]) == 0
+        assert "local Ray workers" not in capsys.readouterr().out
+        monkeypatch.setattr(distributed, "AUTO_MIN_PAIRS", 2)
+        monkeypatch.setattr(distributed.os, "cpu_count", lambda: 2)
+        assert engine_main([*common, "--run-name", "spread"]) == 0
+        assert "4 pairs to attack: on 2 local Ray workers" in capsys.readouterr().out
+    finally:
+        get_settings.cache_clear()
+    with RunStore.open(db) as store:
+        assert fingerprint(store, "spread") == fingerprint(store, "one") and len(fingerprint(store, "one")) == 4
