@@ -4,12 +4,8 @@ resumes."""
 
 from __future__ import annotations
 
-import functools
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -18,7 +14,7 @@ from engine.attack.build import Resources
 from engine.attack.identity import run_identity, runtime_identity, victim_identity
 from engine.attack.recipe import AttackRecipe
 from engine.core.errors import InputError
-from engine.core.settings import PROJECT_ROOT, Settings, SettingsError, load_settings
+from engine.core.settings import Settings, SettingsError, load_settings
 from engine.data.readers import read_pairs
 from engine.natlog.setups import get_setup
 from engine.runs.runner import RunSpec, VictimInfo, default_run_name, start_run
@@ -204,35 +200,53 @@ def test_default_run_names_tell_data_files_apart(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_cli_resume_keeps_the_stored_recipe_and_refuses_another(data: Path, victim_folder: Path,
-                                                                tmp_path: Path) -> None:
+def test_cli_resume_keeps_the_stored_recipe_and_refuses_another(data: Path, victim_folder: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
     """The issue's case: a run, then the same command and --run-name under other operators, edit cap
     and WSD. The resume runs the stored recipe (it says which settings it does not apply) instead of
     mixing two recipes in one run; an explicit other --recipe is refused in one line; a recipe file
-    written from the run (engine recipe --run) resumes it exactly."""
+    written from the run (engine recipe --run) resumes it exactly. (The commands run in this process,
+    the settings read from the environment each time: five processes loading the models took
+    two minutes of the suite.)"""
+    from engine.cli import main as engine_main
+    from engine.core.settings import get_settings
+
     db = tmp_path / "runs.sqlite"
-    command = [sys.executable, "-m", "engine", "attack", "--data", str(data), "--format", "tsv", "--setup", "E2C",
+    command = ["attack", "--data", str(data), "--format", "tsv", "--setup", "E2C",
                "--victim", str(victim_folder), "--limit", "1", "--budget", "5", "--top", "3", "--no-alt-lm",
                "--db", str(db), "--run-name", "e2c"]
-    env = {**os.environ, "NATLOG_LM_DTYPE": "float32"}
-    run = functools.partial(subprocess.run, cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
-    first = run(command, env=env)
-    assert first.returncode == 0, first.stderr
-    changed = {**env, "NATLOG_DISABLED_OPERATORS": "Deletion", "NATLOG_WSD": "first"}
-    second = run(command, env=changed)
-    assert second.returncode == 0, second.stderr
-    assert "resumes with its stored recipe default" in second.stdout and "1 already done" in second.stdout
+
+    def run(argv: list[str], **env: str) -> tuple[int, str, str]:
+        for name in ("NATLOG_DISABLED_OPERATORS", "NATLOG_WSD"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("NATLOG_LM_DTYPE", "float32")
+        for name, value in env.items():
+            monkeypatch.setenv(name, value)
+        get_settings.cache_clear()
+        try:
+            code = engine_main(argv)
+        finally:
+            get_settings.cache_clear()
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    changed = {"NATLOG_DISABLED_OPERATORS": "Deletion", "NATLOG_WSD": "first"}
+    code, _, err = run(command)
+    assert code == 0, err
+    code, out, err = run(command, **changed)
+    assert code == 0, err
+    assert "resumes with its stored recipe default" in out and "1 already done" in out
     for field in ("recipe.operators", "recipe.lexicon.wsd"):
-        assert field in second.stdout
-    other = run([*command, "--recipe", "natlog2023"], env=env)
-    assert other.returncode == 2
-    line = other.stderr.strip()
+        assert field in out
+    code, _, err = run([*command, "--recipe", "natlog2023"])
+    assert code == 2
+    line = err.strip()
     assert "\n" not in line and "Traceback" not in line and "cannot resume" in line and "recipe.constraints" in line
     exported = tmp_path / "e2c.toml"
-    assert run([sys.executable, "-m", "engine", "recipe", "--run", "e2c", "--db", str(db), "--out", str(exported)],
-               env=env).returncode == 0
-    again = run([*command, "--recipe", str(exported)], env=changed)
-    assert again.returncode == 0, again.stderr
+    assert run(["recipe", "--run", "e2c", "--db", str(db), "--out", str(exported)])[0] == 0
+    code, _, err = run([*command, "--recipe", str(exported)], **changed)
+    assert code == 0, err
     with RunStore.open(db) as store:
         stored = store.run("e2c").config
     assert AttackRecipe.from_json(stored["recipe"], Settings()).hash == stored["recipe_hash"]

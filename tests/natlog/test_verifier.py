@@ -95,16 +95,20 @@ def test_bad_input_gets_a_clear_answer(settings: Settings) -> None:
         verify("A cat sleeps", "   ", settings)
 
 
-def test_cli_prints_derivation_and_json() -> None:
-    run = [sys.executable, "-m", "engine", "verify", "--premise", "No dog barked", "--hypothesis", "No poodle barked"]
-    text = subprocess.run(run, capture_output=True, text=True, check=True).stdout
+def test_cli_prints_derivation_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    """The installed command once as a process; its JSON and its bad input in this process."""
+    from engine.cli import main as engine_main
+
+    run = ["verify", "--premise", "No dog barked", "--hypothesis", "No poodle barked"]
+    text = subprocess.run([sys.executable, "-m", "engine", *run], capture_output=True, text=True, check=True).stdout
     assert text.startswith("entailment (⊏)") and "'dog' -> 'poodle'" in text and "dog↓" in text
-    out = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, check=True).stdout)
+    assert engine_main([*run, "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
     assert out["relation"] == "⊏" and out["label"] == "entailment"
     assert out["derivation"][0]["lexical"] == "⊐" and out["derivation"][0]["projected"] == "⊏"
-    bad = subprocess.run([sys.executable, "-m", "engine", "verify", "--premise", "", "--hypothesis", "x"],
-                         capture_output=True, text=True)
-    assert bad.returncode != 0 and "premise" in bad.stderr and "Traceback" not in bad.stderr
+    assert engine_main(["verify", "--premise", "", "--hypothesis", "x"]) != 0
+    err = capsys.readouterr().err
+    assert "premise" in err and "Traceback" not in err and err.count("\n") == 1
 
 
 def test_self_check_rederives_or_flags(settings: Settings) -> None:
