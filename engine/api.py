@@ -75,6 +75,7 @@ from engine.store import jobs
 from engine.store.identity import diff_rows, recipe_rows
 from engine.store.probe_runs import ProbeResult
 from engine.validity.estimate import ValidityEstimate
+from engine.verify.edit_label import CANNOT_TELL, EditLabel, label_after_edit
 from engine.verify.verifier import verify
 from engine.victim.model import Prediction, Victim, load_victim, victim_location
 from engine.victim.training import trained_pair_keys
@@ -90,8 +91,10 @@ __all__ = [
     "SETUPS", "Attack", "AttackRecipe", "AttackResult", "AttackSearch", "AttackStatus", "Resources", "Round",
     "RoundOutcome", "Target", "attack_pair", "build", "get_setup", "load_recipe", "recipe_names", "setups_for_label",
     "start_search",
-    # verify: the natural-logic relations an edit projects to, and the verifier that composes them
-    "RELATION_ORDER", "WORD_RELATIONS", "Relation", "format_relations", "verify",
+    # verify: the natural-logic relations an edit projects to, the verifier that composes them, and
+    # the label a pair gets after a person's edit of its hypothesis
+    "CANNOT_TELL", "RELATION_ORDER", "WORD_RELATIONS", "EditLabel", "Relation", "format_relations",
+    "label_after_edit", "verify",
     # victims: the NLI models attacked, their predictions, and the offline victim's training
     "Prediction", "Victim", "load_victim", "offline_victim_ready", "queue_offline_victim", "trained_pair_keys",
     "victim_location",
