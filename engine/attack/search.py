@@ -235,7 +235,7 @@ class AttackSearch:
         chosen: int | None = None
         outcome: RoundOutcome
         if self._success is not None:
-            chosen = self._most_valid_success(queried, estimates)
+            chosen = self._most_valid_success(queried, ranked, estimates)
             self._success = queried[chosen].prediction
             outcome = RoundOutcome.SUCCESS
         elif len(queried) < len(ranked) and not patience_out:
@@ -335,7 +335,8 @@ class AttackSearch:
     def _query(self, ranked: Sequence[Candidate]) -> tuple[list[Query], bool]:
         """Query in rank order until the prediction leaves the target label or the budget is spent;
         after the first success, ``search.success_pool`` more candidates of the round are asked (with
-        a validity gate: the round's success then is the asked one most likely valid). The queries,
+        a validity gate: the round's success then is the asked one the natural estimate, or without
+        one the validity estimate, rates highest). The queries,
         and whether the round paused: ``search.round_patience`` asks in a row (cache hits too) left
         the round's lowest target probability where it was, with candidates still to ask, or (with
         ``search.last_resort_waits``) the next candidate is a last resort after natural ones.
@@ -380,13 +381,22 @@ class AttackSearch:
                 stop = min(stop, k + 1 + pool)
         return out, False
 
-    def _most_valid_success(self, queried: Sequence[Query], estimates: Mapping[str, ValidityEstimate]) -> int:
-        """The index of the asked candidate that left the target label and is most likely valid (the
-        first such on a tie; the first success without estimates)."""
+    def _most_valid_success(self, queried: Sequence[Query], ranked: Sequence[Candidate],
+                            estimates: Mapping[str, ValidityEstimate]) -> int:
+        """The index of the asked candidate that left the target label and is rated highest by the
+        estimate that orders the round: the natural estimate when there is one (``queried[k]`` asks
+        ``ranked[k]``), else the validity estimate; the first such on a tie, the first success without
+        estimates."""
         target = self.setup.target_label
+
+        def rating(k: int) -> float:
+            natural = ranked[k].naturalness if k < len(ranked) else None
+            if natural is not None:
+                return natural
+            return estimates[queried[k].text].probability if queried[k].text in estimates else -1.0
+
         won = [k for k, q in enumerate(queried) if q.prediction.label != target]
-        return max(won, key=lambda k: (estimates[queried[k].text].probability if queried[k].text in estimates
-                                       else -1.0, -k))
+        return max(won, key=lambda k: (rating(k), -k))
 
     def _reference(self) -> float:
         """The ranking scorer's score of the original H (the fluency floor's reference), scored once."""

@@ -146,18 +146,20 @@ def test_label_flip_succeeds_with_a_derivation(victim: Victim, attack: Attack, s
     assert [c.score for c in first.candidates] == sorted(c.score for c in first.candidates)
 
 
-def test_a_success_pool_keeps_the_success_most_likely_valid(tmp_path: Path, attack: Attack, settings,
-                                                            shared_data: Path) -> None:
+def test_a_success_pool_keeps_the_success_rated_most_natural(tmp_path: Path, attack: Attack, settings,
+                                                             shared_data: Path) -> None:
     """With ``success_pool`` the round asks that many more candidates after its first success (each a
-    query) and keeps the success the validity estimate rates highest; 0 keeps the first, as the paper."""
+    query) and keeps the success the estimate that orders the round rates highest: the natural
+    estimate by default, the validity estimate without one (``max-hvasr``); 0 keeps the first, as the
+    paper."""
     assert attack.ranker.gate is not None
     says_entailment = load_victim(str(build_tiny_classifier(tmp_path / "victim", bias=(3.0, 0.0, 0.0))),
                                   settings=settings)
     pair = next(p for p in read_pairs(shared_data / "snli_test.tsv", "snli")
                 if p.label == "entailment" and p.hypothesis == "A man is playing a guitar.")
 
-    def run(pool: int):
-        return attack_pair(small(settings, top_k=12, success_pool=pool),
+    def run(pool: int, **overrides):
+        return attack_pair(small(settings, top_k=12, success_pool=pool, **overrides),
                            Target.of(pair.premise, pair.hypothesis, "entailment", get_setup("E2N")), says_entailment)
 
     first, pooled = run(0), run(3)
@@ -165,13 +167,22 @@ def test_a_success_pool_keeps_the_success_most_likely_valid(tmp_path: Path, atta
     assert first.queries == 2 and first.rounds[0].chosen == 0
     (round_,) = pooled.rounds
     assert len(round_.queried) == 4 and pooled.queries == 5  # the original pair, the first success, 3 more
-    estimates = [attack.ranker.gate.estimator.estimate([ValidityInput(pair.premise, pair.hypothesis, q.text,
-                                                              (c.operator,), "neutral", 1)])[0].probability
-                 for q, c in zip(round_.queried, round_.candidates)]
-    assert round_.chosen == max(range(4), key=lambda k: (estimates[k], -k)) != 0  # not the first here
+    natural = [c.naturalness for c in round_.candidates[:4]]
+    assert None not in natural
+    assert round_.chosen == max(range(4), key=lambda k: (natural[k], -k)) != 0  # not the first here
+    validity = [c.validity for c in round_.candidates[:4]]
+    assert None not in validity and round_.chosen != max(range(4), key=lambda k: (validity[k], -k))  # natural decides
     assert pooled.adversarial_hypothesis == round_.candidates[round_.chosen].text
     assert pooled.adversarial == round_.queried[round_.chosen].prediction
     assert round_.queried[0].text == first.adversarial_hypothesis  # the same order, only the pick differs
+
+    # without the natural estimate, the validity estimate picks
+    (valid_round,) = run(3, natural_estimate="none").rounds
+    assert all(c.naturalness is None for c in valid_round.candidates)
+    estimates = [attack.ranker.gate.estimator.estimate([ValidityInput(pair.premise, pair.hypothesis, q.text,
+                                                              (c.operator,), "neutral", 1)])[0].probability
+                 for q, c in zip(valid_round.queried, valid_round.candidates)]
+    assert valid_round.chosen == max(range(4), key=lambda k: (estimates[k], -k))
 
 
 def test_a_dead_end_backtracks_to_the_best_candidate_not_followed(victim: Victim, attack: Attack, settings,
