@@ -10,6 +10,8 @@ signs out anywhere, or their token is revoked or re-issued.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from annotations import assignment, auth
 from annotations.aggregation import agreement, hvasr, item_results, open_items, resolution_warning
 from annotations.export import export_rows
@@ -22,9 +24,12 @@ from annotations.records import (
     OpenItem,
     Progress,
     QueueItem,
+    StoredAttack,
 )
 from annotations.store import Store, check_k
+from engine.attack.authored import AuthoredRun, author_system
 from engine.core.errors import InputError
+from engine.store.records import AttackRecord
 
 
 class AnnotatorSession:
@@ -88,11 +93,45 @@ class AnnotatorSession:
         return all(r.state == "resolved" for r in item_results(self._store).values())
 
 
-class AdminSession(AnnotatorSession):
-    """A signed-in admin: annotators, everyone's votes, agreement, HVASR, export."""
+class AuthorSession(AnnotatorSession):
+    """A signed-in author: judges the others' items as an annotator does, and writes attacks against
+    the victim (:mod:`engine.attack.authored`) that enter the same blind queue, never served back to
+    them. Their own submissions only: nothing about other people's votes."""
 
     def _check(self) -> Annotator:
         person = super()._check()
+        if not person.may_write:
+            raise auth.AuthError("only authors and admins may write attacks")
+        return person
+
+    def submit_attack(self, run: AuthoredRun, record: AttackRecord) -> int:
+        """Store an authored attack (``record``, numbered here) in the author's ``run`` (created on
+        the first submission; its system must be this author's), in one transaction with its
+        annotation item when it fooled the victim; returns the attack id."""
+        person = self._check()
+        if run.config.get("system", {}).get("name") != author_system(person.name):
+            raise auth.AuthError(f"a submission of {person.name} goes into their own run, not {run.name!r}")
+        stored = self._store.start_run(run.name, run.setup, run.victim, run.data_path, run.data_format, 0, run.config)
+        with self._store.transaction() as db:
+            # numbered within the run; the UNIQUE (run, pair index) of the store refuses a race
+            row = next(db.query("SELECT COALESCE(MAX(p.pair_index) + 1, 0) AS n FROM pairs p WHERE p.run_id = ?",
+                                [stored.id]))
+        return self._store.record_attack(stored.id, replace(record, pair_index=int(row["n"])))
+
+    def authored(self) -> list[StoredAttack]:
+        """This author's submitted attacks, newest first."""
+        system = author_system(self._check().name)
+        runs = [r.id for r in self._store.runs() if r.system == system]
+        found = [a for run_id in runs for a in self._store.attacks(run_id, with_trace=False)]
+        return sorted(found, key=lambda a: a.id, reverse=True)
+
+
+class AdminSession(AuthorSession):
+    """A signed-in admin: annotators, everyone's votes, agreement, HVASR, export; an admin may also
+    write attacks."""
+
+    def _check(self) -> Annotator:
+        person = AnnotatorSession._check(self)  # signed in; an admin may write too, so no author check first
         if not person.is_admin:
             raise auth.AuthError("only admins may do this")
         return person
@@ -151,7 +190,7 @@ class AdminSession(AnnotatorSession):
         self._check()
         check_k(k)
         active = next(self._store.db.query(
-            "SELECT COUNT(*) AS n FROM annotators WHERE role = 'annotator' AND revoked_at IS NULL"))["n"]
+            "SELECT COUNT(*) AS n FROM annotators WHERE role IN ('annotator', 'author') AND revoked_at IS NULL"))["n"]
         if k > active:
             raise InputError(f"k = {k} needs at least {k} active annotators and the study has {active}: "
                              "no item could ever resolve. Add annotators first, or choose a smaller k.")
@@ -162,24 +201,37 @@ class AdminSession(AnnotatorSession):
         return export_rows(self._store, run_name)
 
 
+def _session_class(person: Annotator) -> type[AnnotatorSession]:
+    return AdminSession if person.is_admin else AuthorSession if person.may_write else AnnotatorSession
+
+
 def sign_in(store: Store, name: str, token: str) -> AnnotatorSession:
-    """A session for the person whose name and token match (AdminSession for admins)."""
+    """A session for the person whose name and token match (AdminSession for admins, AuthorSession
+    for authors)."""
     person = auth.authenticate(store, name, token)
-    return (AdminSession if person.is_admin else AnnotatorSession)(store, person)
+    return _session_class(person)(store, person)
 
 
 def resume_token(store: Store, session_token: str) -> AnnotatorSession:
     """The session a signed session token stands for (:func:`auth.session_token`), re-checked on
     every call; AuthError when it no longer resumes."""
     person = auth.resume_session(store, session_token)
-    return (AdminSession if person.is_admin else AnnotatorSession)(store, person, session_token)
+    return _session_class(person)(store, person, session_token)
 
 
 def resume(store: Store, annotator_id: int) -> AnnotatorSession:
     """The session of someone already signed in (the app keeps their id server-side);
     AuthError once their token is revoked."""
     person = auth.active_annotator(store, annotator_id)
-    return (AdminSession if person.is_admin else AnnotatorSession)(store, person)
+    return _session_class(person)(store, person)
+
+
+def writer(session: AnnotatorSession) -> "AuthorSession":
+    """``session`` as one that may write attacks (authors and admins), or AuthError."""
+    if not isinstance(session, AuthorSession):
+        raise auth.AuthError("only authors and admins may write attacks")
+    session._check()  # re-checked now: revoked, signed out or no longer an author
+    return session
 
 
 def _judgments(store: Store, annotator_id: int | None) -> list[Judgment]:

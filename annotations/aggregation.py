@@ -16,12 +16,14 @@ from annotations.records import (
     LABELS,
     AgreementReport,
     AnnotatorAgreement,
+    AuthorRow,
     HvasrRow,
     ItemResult,
     OpenItem,
     StoredAttack,
 )
 from annotations.store import Store, from_json
+from engine.attack.authored import AUTHOR_PREFIX, author_of
 from engine.core.errors import InputError
 from engine.core.vocab import AttackStatus, Fluency
 from engine.reports.metrics import HumanValidation, Verdict
@@ -130,10 +132,15 @@ def open_items(store: Store) -> list[OpenItem]:
     if not results:
         return []
     active = [row["id"] for row in store.db.query(
-        "SELECT id FROM annotators WHERE role = 'annotator' AND revoked_at IS NULL")]
+        "SELECT id FROM annotators WHERE role IN ('annotator', 'author') AND revoked_at IS NULL")]
     done: dict[int, set[int]] = defaultdict(set)
     for row in store.db.query("SELECT item_id, annotator_id FROM judgments UNION "
                               "SELECT item_id, annotator_id FROM skips"):
+        done[row["item_id"]].add(row["annotator_id"])
+    for row in store.db.query(  # an author is never served their own attacks
+            "SELECT i.id AS item_id, p.id AS annotator_id FROM items i JOIN attacks a ON a.id = i.attack_id "
+            "JOIN runs r ON r.id = a.run_id JOIN annotators p "
+            "ON json_extract(r.config, '$.system.name') = ? || p.name", [AUTHOR_PREFIX]):
         done[row["item_id"]].add(row["annotator_id"])
     texts = {row["id"]: row for row in store.db.query("SELECT id, premise, hypothesis, k FROM items WHERE kind = 'attack'")}
     found = []
@@ -299,7 +306,7 @@ def resolution_warning(store: Store) -> str | None:
     """A one-line warning when fewer annotators are active than the judgments an item needs
     (``annotations_k``): then no item can ever resolve, and the study would wait forever."""
     active = store.db.execute(
-        "SELECT COUNT(*) FROM annotators WHERE role = 'annotator' AND revoked_at IS NULL").fetchone()[0]
+        "SELECT COUNT(*) FROM annotators WHERE role IN ('annotator', 'author') AND revoked_at IS NULL").fetchone()[0]
     if active >= store.k:
         return None
     return (f"Each item needs {store.k} judgments but only {active} annotator(s) are active: no item can resolve "
@@ -310,3 +317,28 @@ def state_counts(results: dict[int, ItemResult]) -> dict[str, int]:
     """How many attack items are pending, tied and resolved."""
     counts = Counter(result.state for result in results.values())
     return {state: counts[state] for state in ("pending", "tie", "resolved")}
+
+
+def author_rows(store: Store) -> list[AuthorRow]:
+    """Per author (runs of a ``human:NAME`` system), their submissions against the study's majority
+    votes (:class:`AuthorRow`); QN is the mean of their queries per fooling H*."""
+    results = item_results(store)
+    by_author: dict[str, list[StoredAttack]] = defaultdict(list)
+    for run in store.runs():
+        name = author_of(run.system)
+        if name is not None:
+            by_author[name].extend(store.attacks(run.id, with_trace=True))
+    rows = []
+    for name in sorted(by_author):
+        attacks = by_author[name]
+        fooled = [a for a in attacks if a.record.status == AttackStatus.SUCCESS]
+        resolved = [(a, results[a.id]) for a in fooled if a.id in results and results[a.id].majority is not None]
+        verified = [(a, r) for a, r in resolved if r.majority == a.record.target_label]
+        verdicts = [((a.record.trace or {}).get("verdict") or {}).get("label") for a, _ in resolved]
+        committed = [(v, r) for v, (_, r) in zip(verdicts, resolved) if v in LABELS]
+        rows.append(AuthorRow(
+            author=name, submitted=len(attacks), fooled=len(fooled), judged=len(resolved), verified=len(verified),
+            natural=sum(1 for _, r in verified if r.natural), committed=len(committed),
+            verdict_agrees=sum(1 for v, r in committed if v == r.majority),
+            queries_mean=(sum(a.record.queries for a in fooled) / len(fooled)) if fooled else None))
+    return rows

@@ -10,6 +10,8 @@ among the annotator's last :data:`WINDOW` items or the next :data:`WINDOW` in th
 attack item is held back while a gold item with its premise is among the annotator's last
 :data:`WINDOW` (served later, or, when every open item is held back, at once).
 
+An attack item a person wrote (:mod:`engine.attack.authored`) is never served to its author.
+
 An attack item needs k votes; when its k votes tie, it needs one more vote at
 a time until the tie breaks. A served item is leased to the annotator for
 ``Store.lease_s`` seconds; a live lease holds one of the item's open slots,
@@ -23,6 +25,7 @@ from datetime import timedelta
 
 from annotations.records import Fluency, NLILabel, Progress, QueueItem
 from annotations.store import Store, iso
+from engine.attack.authored import AUTHOR_PREFIX
 from engine.core.errors import InputError
 
 # Open slots of each attack item, seen by annotator :me at time :now.
@@ -46,6 +49,9 @@ WHERE i.kind = 'attack'
   AND (:item IS NULL OR i.id = :item)
   AND NOT EXISTS (SELECT 1 FROM judgments j WHERE j.item_id = i.id AND j.annotator_id = :me)
   AND NOT EXISTS (SELECT 1 FROM skips s WHERE s.item_id = i.id AND s.annotator_id = :me)
+  AND NOT EXISTS (SELECT 1 FROM attacks a JOIN runs r ON r.id = a.run_id WHERE a.id = i.attack_id
+                  AND json_extract(r.config, '$.system.name') =
+                      :author_prefix || (SELECT name FROM annotators WHERE id = :me))
   AND COALESCE(l.votes, 0) + COALESCE(h.n, 0) < CASE
         WHEN COALESCE(l.votes, 0) < i.k THEN i.k
         WHEN l.n > 1 THEN l.votes + 1
@@ -59,7 +65,7 @@ CANDIDATES = 200
 
 
 def _params(store: Store, annotator_id: int, item_id: int | None = None) -> dict:
-    return {"now": store.now(), "me": annotator_id, "item": item_id}
+    return {"now": store.now(), "me": annotator_id, "item": item_id, "author_prefix": AUTHOR_PREFIX}
 
 
 def next_item(store: Store, annotator_id: int) -> QueueItem | None:

@@ -10,7 +10,9 @@ from engine.store.records import AttackRecord, Run, StoredAttack
 
 __all__ = ["FLUENCIES", "LABELS", "AttackRecord", "AttackStatus", "Fluency", "NLILabel", "Run", "StoredAttack"]
 
-ROLES: tuple[str, ...] = ("annotator", "admin")
+#: annotators judge; authors write attacks on the Write page and judge the others' items; admins
+#: run the study and may do both.
+ROLES: tuple[str, ...] = ("annotator", "admin", "author")
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,11 @@ class Annotator:
     @property
     def is_admin(self) -> bool:
         return self.role == "admin"
+
+    @property
+    def may_write(self) -> bool:
+        """Whether this person may write attacks (authors and admins)."""
+        return self.role in ("author", "admin")
 
 
 @dataclass(frozen=True)
@@ -190,3 +197,30 @@ class OpenItem:
         if self.state == "tie":
             return "stuck tie: add an annotator, or adjudicate (export it and decide), or leave it a tie (not valid)"
         return "stuck: add an annotator, or lower k for the study"
+
+
+@dataclass(frozen=True)
+class AuthorRow:
+    """One author's submitted attacks against the study's votes: how many they submitted and how many
+    fooled the victim; of those the study resolved (``judged``), how many it validated (the majority
+    label is the target: ``verified``, Dynabench's verified model error rate is ``verified / judged``)
+    and how many it found natural too; and how often natural logic's verdict, where it committed
+    (``committed``), gave the study's majority label (``verdict_agrees``)."""
+
+    author: str
+    submitted: int
+    fooled: int
+    judged: int
+    verified: int
+    natural: int
+    committed: int
+    verdict_agrees: int
+    queries_mean: float | None
+
+    @property
+    def verified_rate(self) -> float | None:
+        return self.verified / self.judged if self.judged else None
+
+    @property
+    def verdict_agreement(self) -> float | None:
+        return self.verdict_agrees / self.committed if self.committed else None

@@ -11,6 +11,8 @@ from engine.store.schema import LABEL_CHECK
 COMPONENT = "annotations"
 #: The fluency levels of a vote (:class:`engine.core.vocab.Fluency`), as a migration wrote them.
 FLUENCY_CHECK = "IN ('ok', 'odd', 'broken')"
+#: The roles of a person (:data:`annotations.records.ROLES`), as migration 5 wrote them.
+ROLE_CHECK = "IN ('annotator', 'admin', 'author')"
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: annotators, items, assignments, judgments.
@@ -116,6 +118,23 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "DROP TABLE judgments",
         "ALTER TABLE judgments_rebuilt RENAME TO judgments",
         "CREATE INDEX IF NOT EXISTS judgments_annotator ON judgments(annotator_id)",
+    ),
+    # 5: authors, a third role: people who write attacks against the victim on the Write page (their
+    # H* enter the same blind queue) and judge the others' items. The table is rebuilt for its CHECK.
+    (
+        f"""CREATE TABLE annotators_rebuilt (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            role TEXT NOT NULL CHECK (role {ROLE_CHECK}),
+            token_hash TEXT,
+            source TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            revoked_at TEXT
+        )""",
+        "INSERT INTO annotators_rebuilt (id, name, role, token_hash, source, created_at, revoked_at) "
+        "SELECT id, name, role, token_hash, source, created_at, revoked_at FROM annotators",
+        "DROP TABLE annotators",
+        "ALTER TABLE annotators_rebuilt RENAME TO annotators",
     ),
 )
 

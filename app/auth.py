@@ -18,7 +18,7 @@ from urllib.parse import urlencode, urlsplit
 import streamlit as st
 
 from annotations import Store
-from annotations.access import AdminSession, AnnotatorSession, resume_token, sign_in
+from annotations.access import AdminSession, AnnotatorSession, AuthorSession, resume_token, sign_in
 from annotations.auth import LINK_REFUSED, AuthError, handoff_code, session_token
 from app import cached
 from app.session_http import REFUSED, SESSION_COOKIE, SESSION_PATH, SIGNIN_PARAM, SIGNOUT_PATH
@@ -165,4 +165,27 @@ def admin_session(store: Store, form_key: str) -> AdminSession:
     if not isinstance(session, AdminSession):
         st.error("Only admins may open this page.")
         st.stop()
+    return session
+
+
+def author_session(store: Store, form_key: str) -> AuthorSession:
+    """The signed-in author's (or admin's) session; otherwise a sign-in form or a refusal, and the
+    page stops."""
+    session = signed_in(store, form_key)
+    if session is None:
+        st.caption("Sign in with the name and access token your study's admin gave you as an author.")
+        st.stop()
+    sign_out_button(session)
+    if not isinstance(session, AuthorSession):
+        st.error("Only authors and admins may write attacks: ask your study's admin for an author account.")
+        st.stop()
+    return session
+
+
+def resumed_author(store: Store) -> AuthorSession:
+    """This tab's author session on ``store``, re-checked now (no form drawn): AuthError once it has
+    ended or the person may not write."""
+    session = _resumed(store)
+    if not isinstance(session, AuthorSession):
+        raise AuthError("your session has ended or may not write attacks: sign in again")
     return session

@@ -26,11 +26,16 @@ PAGES = {
         st.Page(ROOT / "pages" / "probes.py", title="Probes", icon=":material/science:"),
     ],
     "Validate": [
+        st.Page(ROOT / "pages" / "write.py", title="Write an attack", icon=":material/edit_note:"),
         st.Page(ROOT / "pages" / "annotate.py", title="Annotate", icon=":material/how_to_vote:"),
         st.Page(ROOT / "pages" / "admin.py", title="Admin", icon=":material/admin_panel_settings:"),
     ],
 }
-# Annotators see the public tools and their queue; admin pages stay gated by sign-in for everyone else.
-if current_role() == "annotator":
-    PAGES = {"Explore": PAGES["Explore"], "Validate": PAGES["Validate"][:1]}
+# Annotators see the public tools and their queue, authors the Write page too; admin pages stay
+# gated by sign-in for everyone else.
+role = current_role()
+if role == "annotator":
+    PAGES = {"Explore": PAGES["Explore"], "Validate": PAGES["Validate"][1:2]}
+elif role == "author":
+    PAGES = {"Explore": PAGES["Explore"], "Validate": PAGES["Validate"][:2]}
 st.navigation(PAGES).run()

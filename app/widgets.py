@@ -287,3 +287,23 @@ def shown_ratios(table: pd.DataFrame, columns: Sequence[str] = HVASR_RATIOS) -> 
             continue
         out[column] = [("—" if value is None or pd.isna(value) else f"{value:.{digits}f}") for value in out[column]]
     return out
+
+
+def word_diff_html(before: str, after: str) -> str:
+    """``after`` word by word against ``before``: words taken out struck through on red, words put
+    in on green, the rest as they are (data text escaped)."""
+    import difflib
+
+    old, new = before.split(), after.split()
+    parts: list[str] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        if op == "equal":
+            parts.extend(escape(w) for w in new[j1:j2])
+            continue
+        if op in ("delete", "replace"):
+            parts.append("<del class='natlog-out' style='background:#ffe3e3;color:#c92a2a'>"
+                         + escape(" ".join(old[i1:i2])) + "</del>")
+        if op in ("insert", "replace"):
+            parts.append("<ins class='natlog-in' style='background:#d3f9d8;color:#2b8a3e;text-decoration:none'>"
+                         + escape(" ".join(new[j1:j2])) + "</ins>")
+    return f"<div class='natlog-diff' style='font-size:1.3rem;line-height:2rem'>{' '.join(parts)}</div>"

@@ -25,6 +25,15 @@ settings, and the stages' entry points, records and errors.
 
 from __future__ import annotations
 
+from engine.attack.authored import (
+    AUTHOR_PREFIX,
+    AuthoredRun,
+    author_of,
+    author_system,
+    authored_record,
+    authored_run,
+    check_edit,
+)
 from engine.attack.build import Attack, Resources, build
 from engine.attack.recipe import AttackRecipe, load_recipe, recipe_names
 from engine.attack.results import AttackResult, Round, RoundOutcome
@@ -50,7 +59,7 @@ from engine.edits.candidates import Candidate
 from engine.lexicon.relatives import wordnet
 from engine.natlog.polarity import Conventions, PolarizedSentence, polarize
 from engine.natlog.relations import RELATION_ORDER, WORD_RELATIONS, Relation, format_relations
-from engine.natlog.setups import SETUPS, get_setup, setups_for_label
+from engine.natlog.setups import SETUPS, Setup, get_setup, setups_for_label
 from engine.natlog.triggers import DEFINITE_READINGS, INDEFINITE_READINGS, NUMERAL_READINGS, ScopedTrigger, indefinite_reading
 from engine.parse import PARSERS, ParsedSentence, Parser, load_parser, parse
 from engine.probes.runner import ProbeSummary, default_probe_run_name, run_probe, summarize
@@ -77,6 +86,7 @@ from engine.store.probe_runs import ProbeResult
 from engine.validity.estimate import ValidityEstimate
 from engine.verify.edit_label import CANNOT_TELL, EditLabel, label_after_edit
 from engine.verify.verifier import verify
+from engine.victim.identity import victim_identity
 from engine.victim.model import Prediction, Victim, load_victim, victim_location
 from engine.victim.training import trained_pair_keys
 
@@ -89,15 +99,17 @@ __all__ = [
     "describe_rejected", "no_candidate_reason", "propose", "wordnet",
     # attack & search: a recipe built into an attack, the setups it targets, and the search over rounds
     "SETUPS", "Attack", "AttackRecipe", "AttackResult", "AttackSearch", "AttackStatus", "Resources", "Round",
-    "RoundOutcome", "Target", "attack_pair", "build", "get_setup", "load_recipe", "recipe_names", "setups_for_label",
+    "RoundOutcome", "Setup", "Target", "attack_pair", "build", "get_setup", "load_recipe", "recipe_names", "setups_for_label",
     "start_search",
     # verify: the natural-logic relations an edit projects to, the verifier that composes them, and
     # the label a pair gets after a person's edit of its hypothesis
     "CANNOT_TELL", "RELATION_ORDER", "WORD_RELATIONS", "EditLabel", "Relation", "format_relations",
     "label_after_edit", "verify",
+    # write: attacks a person writes against the victim, stored as a run of the system human:NAME
+    "AUTHOR_PREFIX", "AuthoredRun", "author_of", "author_system", "authored_record", "authored_run", "check_edit",
     # victims: the NLI models attacked, their predictions, and the offline victim's training
     "Prediction", "Victim", "load_victim", "offline_victim_ready", "queue_offline_victim", "trained_pair_keys",
-    "victim_location",
+    "victim_identity", "victim_location",
     # runs & store: the pairs a run reads, the job queue and its worker, and runs' recorded recipes
     "FORMATS", "TRAIN_JOB", "UPLOAD_SUFFIXES", "NLIPair", "check_spec", "check_upload", "data_files", "data_folders",
     "default_run_name", "diff_rows", "inside_folders", "jobs", "pair_key", "read_pairs", "recipe_rows", "spawn_worker",

@@ -8,33 +8,25 @@ import streamlit as st
 
 from app import cached
 from app.auth import admin_session, open_store
+from app.pairs import choose_pair
 from app.text import show_chart
 from app.victim_gate import victim_ready
 from app.widgets import candidate_html, derivation_lines, md_escape, probability_figure, validity_line
 from engine.api import (
-    FORMATS,
-    LABELS,
     SETUPS,
     AttackSearch,
     AttackStatus,
     InputError,
-    NLIPair,
     ResourceError,
     Round,
     RoundOutcome,
     Target,
-    data_folders,
     describe_by_operator,
     describe_rejected,
     format_relations,
-    inside_folders,
-    pair_key,
-    read_pairs,
     recipe_names,
     setups_for_label,
     start_search,
-    trained_pair_keys,
-    victim_location,
 )
 
 STATE = "attack_search"
@@ -70,67 +62,6 @@ if prefill:
     st.info(prefill)
 
 settings = cached.settings()
-
-
-@st.cache_data(show_spinner="Reading the data file…", max_entries=8)
-def load_pairs(path: str, fmt: str, mtime: float) -> list[NLIPair]:
-    return read_pairs(path, fmt)
-
-
-def trained_keys(victim_name: str) -> frozenset[str]:
-    """The pairs the victim trained on (its ``trained_pairs.txt``), none when it lists none or is
-    not trained yet."""
-    try:
-        return trained_pair_keys(victim_location(victim_name.strip() or settings.victim, settings)) or frozenset()
-    except (InputError, ResourceError):
-        return frozenset()
-
-
-def choose_pair() -> tuple[str, str, str] | None:
-    """The (premise, hypothesis, gold label) to attack, from a data file or typed in."""
-    source = st.radio("Pair", ["From a data file", "Type a pair"], horizontal=True, key="pair_source")
-    st.session_state["pair_file"] = None  # a typed pair: conventions set to auto take their strict reading
-    if source == "Type a pair":
-        premise = st.text_area("Premise", "A man is playing a guitar on stage.", height=70, key="premise")
-        hypothesis = st.text_input("Hypothesis", "A man is playing an instrument.", key="hypothesis")
-        label = st.selectbox("Gold label", LABELS, key="gold")
-        return premise, hypothesis, label
-    left, right = st.columns([3, 1])
-    path = left.text_input("Data file", str(settings.shared_data_dir / "snli_test.tsv"), key="data_file")
-    fmt = right.selectbox("Format", FORMATS, key="data_format")
-    try:  # only files under the data folders: the field must not open any path on the server
-        file = inside_folders(path, data_folders(settings.shared_data_dir, settings.data_dir))
-    except InputError as exc:
-        st.error(md_escape(str(exc)))
-        return None
-    if not file.is_file():
-        st.error(f"No such file: {md_escape(str(file))}")
-        return None
-    try:
-        pairs = load_pairs(str(file), fmt, file.stat().st_mtime)
-    except InputError as exc:
-        st.error(md_escape(str(exc)))
-        return None
-    if not pairs:
-        st.error(f"{md_escape(str(file))} holds no labelled pairs.")
-        return None
-    st.session_state["pair_file"] = (str(file), fmt)
-    trained = trained_keys(st.session_state.get("victim", settings.victim))
-    hidden = sum(1 for p in pairs if pair_key(p.premise, p.hypothesis) in trained)
-    if hidden and not st.checkbox(f"Include the {hidden} pairs the victim trained on", key="include_trained",
-                                  help="Hidden by default: attacking a pair the victim learnt measures memory, "
-                                       "not reasoning (its model card lists them)."):
-        pairs = [p for p in pairs if pair_key(p.premise, p.hypothesis) not in trained]
-        st.caption(f"{hidden} pairs of this file are hidden: the victim trained on them.")
-    if not pairs:
-        st.error("The victim trained on every pair of this file: include them above, or choose another file.")
-        return None
-    index = st.number_input(f"Pair index (0 – {len(pairs) - 1})", 0, len(pairs) - 1, min(1, len(pairs) - 1),
-                            key="pair_index")
-    pair = pairs[int(index)]
-    st.markdown(f"**P:** {md_escape(pair.premise)}  \n**H:** {md_escape(pair.hypothesis)}  \n"
-                f"**gold:** {md_escape(str(pair.label))} (line {pair.line} of {md_escape(str(pair.source))})")
-    return pair.premise, pair.hypothesis, pair.label
 
 
 def round_frame(search: AttackSearch, rnd: Round) -> pd.DataFrame:
@@ -196,7 +127,10 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
 
 
 with st.container(border=True):
-    chosen_pair = choose_pair()
+    chosen = choose_pair(st.session_state.get("victim", settings.victim))
+    chosen_pair = chosen[:3] if chosen else None
+    # a typed pair: conventions set to auto take their strict reading
+    st.session_state["pair_file"] = (chosen.file, chosen.fmt) if chosen and chosen.file else None
     left, mid, right = st.columns(3)
     victim_name = left.text_input("Victim (offline, hub id or folder)", settings.victim, key="victim")
     label_map = mid.text_input("Label map (for LABEL_0..2 models)", "", key="label_map",

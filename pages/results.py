@@ -7,7 +7,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
-from annotations.aggregation import agreement, agreement_reading, hvasr
+from annotations.aggregation import agreement, agreement_reading, author_rows, hvasr
 from annotations.report import load_report
 from app.auth import admin_session, open_store
 from app.links import stepper_link
@@ -70,6 +70,23 @@ with open_store() as store:
     left, right = st.columns(2)
     left.download_button("Download CSV", csv_text(pivot).encode(), "natlog-paper-table.csv", "text/csv")
     right.download_button("Download LaTeX", to_latex(pivot).encode(), "natlog-paper-table.tex", "text/x-tex")
+
+    authors = author_rows(store)
+    if authors:
+        st.subheader("People writing attacks")
+        st.caption("Each author's H* written on the Write page, judged in the same blind queue as every system's "
+                   "(their rows are in the tables above as the system human:NAME). Fooled: the victim did not answer "
+                   "the label the author intended. Verified: of the fooling H* the study resolved, the share whose "
+                   "majority label is the intended one (Dynabench's verified model error rate); natural: and read "
+                   "as natural English. Verdict agrees: where natural logic committed to a label for the edit, how "
+                   "often it was the study's majority label.")
+        st.dataframe(shown_ratios(pd.DataFrame([{
+            "author": a.author, "submitted": a.submitted, "fooled": a.fooled, "judged": a.judged,
+            "verified": a.verified, "verified_rate": a.verified_rate,
+            "natural_rate": a.natural / a.judged if a.judged else None, "verdict_committed": a.committed,
+            "verdict_agreement": a.verdict_agreement,
+            "qn_mean": None if a.queries_mean is None else round(a.queries_mean, 1)} for a in authors]
+        ).set_index("author"), ("verified_rate", "natural_rate", "verdict_agreement")), width="stretch")
 
     # Charts go through show_chart, which escapes data text once (plotly renders a subset of HTML).
     shown = table.reset_index()

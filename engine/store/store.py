@@ -125,7 +125,7 @@ class RunStore(ProbeRunsMixin):
             row = next(db.query("SELECT * FROM runs WHERE name = ?", [name]), None)
             if row is None:
                 run_id = db.table("runs").insert(
-                    {"name": name, **wanted, "data_path": str(Path(data_path).resolve()),
+                    {"name": name, **wanted, "data_path": _stored_path(data_path),
                      "config": to_json(config, "run config"), "created_at": self.now(), "finished_at": None}
                 ).last_pk
                 row = next(db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
@@ -239,6 +239,13 @@ _ATTACK_COLUMNS = (
     "adversarial_probabilities", "queries", "cache_hits", "perplexity", "operators", "polarity",
     "derivation", "started_at", "finished_at",
 )
+
+
+def _stored_path(data_path: str | Path) -> str:
+    """A data file's path as a run stores it: resolved; a name that is no file (the typed pairs of a
+    person's run) as it is."""
+    path = Path(data_path)
+    return str(path.resolve()) if path.exists() else str(data_path)
 
 
 def _run(row: dict[str, Any]) -> Run:

@@ -142,7 +142,7 @@ def test_a_store_made_for_odd_k_opens_and_takes_k_2(tmp_settings: Settings, monk
             store.db.execute("UPDATE items SET k = 2")
     monkeypatch.undo()
     with Store.open(settings=tmp_settings) as store:
-        assert schema.schema_version(store.db) == len(schema.MIGRATIONS) == 4
+        assert schema.schema_version(store.db) == len(schema.MIGRATIONS) == 5
         assert list(store.db.query("SELECT id, kind, attack_id, premise, hypothesis, gold_label, k FROM items "
                                    "ORDER BY id")) == before
         assert [r["item_id"] for r in store.db.query("SELECT item_id FROM judgments")] == [first.item_id]
@@ -176,7 +176,7 @@ def test_migration_4_reads_the_old_flag_as_three_level_fluency(
         assert "fluency" not in store.db["judgments"].columns_dict
     monkeypatch.undo()
     with Store.open(settings=tmp_settings) as store:
-        assert schema.schema_version(store.db) == 4
+        assert schema.schema_version(store.db) == len(schema.MIGRATIONS)
         rows = list(store.db.query("SELECT a.name, j.fluency, j.not_fluent, j.seconds, j.comment FROM judgments j "
                                    "JOIN annotators a ON a.id = j.annotator_id ORDER BY a.name"))
         assert [(r["name"], r["fluency"], r["not_fluent"]) for r in rows] == [

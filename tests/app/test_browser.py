@@ -572,3 +572,80 @@ def test_urls_addresses_and_markdown_in_candidates_stay_text(tmp_path) -> None:
         shown = main.inner_text().replace("\u2060", "")
         assert "example.org" in shown and "bob@example.org" in shown and "* art" in shown, shown[-600:]
         page.screenshot(path=str(ARTIFACTS / "candidates-escaped.png"), full_page=True)
+
+
+def test_an_author_writes_an_attack_and_another_person_judges_it_blind(tmp_path) -> None:
+    """Issue 49 in a real Chromium: an author signs in, types an edit of H into H* (no button, no
+    Enter), sees natural logic's verdict and the victim's probabilities change, submits; an annotator
+    in another browser context is served that H* with nothing saying who or what wrote it, and judges
+    it by keyboard; the author is never served it."""
+    from annotations import Store, auth
+    from engine.core.settings import get_settings
+    from tests.app.test_app_write import H, P, victim_folder
+    from tests.browser import chromium_browser, wait_idle
+
+    db = tmp_path / "write.sqlite"
+    settings = get_settings().with_overrides(db_path=db, annotations_gold_percent=0)
+    with Store.open(db, settings) as store:
+        tokens = {"wendy": auth.add_annotator(store, "wendy", "author"),
+                  "ann": auth.add_annotator(store, "ann", "annotator")}
+    victim = victim_folder(tmp_path)
+    env = {"NATLOG_DB_PATH": str(db), "NATLOG_ANNOTATIONS_GOLD_PERCENT": "0"}
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env=env) as url, chromium_browser() as browser:
+        author = browser.new_context(viewport={"width": 1400, "height": 1600}).new_page()
+        author.goto(f"{url}/write", wait_until="networkidle")
+        sign_in_page(author, "wendy", tokens["wendy"])
+        author.get_by_text("Type a pair").click()
+        wait_idle(author)
+        author.get_by_label("Premise", exact=True).fill(P)
+        author.get_by_label("Hypothesis", exact=True).fill(H)
+        author.get_by_label("Victim (offline, hub id or folder)").fill(str(victim))
+        author.get_by_label("Victim (offline, hub id or folder)").press("Enter")
+        # this victim (not the offline one) answers contradiction to (P, H): the page has reloaded for it
+        author.get_by_text("The victim already gets (P, H) wrong").wait_for(timeout=60_000)
+        wait_idle(author)
+        editor = author.locator("textarea[aria-label='H*: edit the hypothesis']")
+        editor.click()
+        editor.press("Control+a")
+        editor.press_sequentially("A person is playing an instrument.", delay=20)  # typed, nothing clicked
+        try:
+            author.get_by_text("is entailment, as you intend").wait_for(timeout=60_000)
+        finally:
+            author.screenshot(path=str(ARTIFACTS / "write-page.png"), full_page=True)
+        expect(author.get_by_text("1 distinct H* asked")).to_be_visible(timeout=30_000)
+        delta = author.get_by_test_id("stMetricDelta").first
+        expect(delta).to_contain_text("from H", timeout=30_000)
+        assert "0.000" not in delta.inner_text()  # P(target) of (P, H*) beside (P, H)'s
+        first = author.get_by_test_id("stMetricValue").first.inner_text()
+        assert author.locator("ins.natlog-in").first.inner_text() == "person"
+        # a second edit: a modifier inserted makes H* stronger, so (P, H*) need not be entailed any more
+        editor.press("Control+a")
+        editor.press_sequentially("A man is playing an instrument on stage.", delay=20)
+        expect(author.get_by_text("2 distinct H* asked")).to_be_visible(timeout=60_000)
+        expect(author.get_by_text("is neutral, not entailment as you intend")).to_be_visible(timeout=30_000)
+        assert author.get_by_test_id("stMetricValue").first.inner_text() != first
+        editor.press("Control+a")
+        editor.press_sequentially("A person is playing an instrument.", delay=20)
+        expect(author.get_by_text("is entailment, as you intend")).to_be_visible(timeout=60_000)
+        author.get_by_role("button", name="Submit H* to the study").click()
+        author.get_by_text("Submitted: the H* fooled the victim").wait_for(timeout=30_000)
+
+        judge = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+        judge.goto(f"{url}/annotate", wait_until="networkidle")
+        sign_in_page(judge, "ann", tokens["ann"])
+        judge.get_by_text("A person is playing an instrument.").first.wait_for(timeout=60_000)
+        html = judge.content()
+        for secret in ("wendy", "human:", "E2E", "typed pairs", "HumanEdit", "author"):
+            assert secret not in html, secret
+        judge.locator("body").press("1")
+        judge.get_by_text("1 judged").wait_for(timeout=30_000)
+
+        author.goto(f"{url}/annotate", wait_until="networkidle")
+        author.get_by_text("Nothing to judge yet").or_(author.get_by_text("You have judged every pair")).or_(
+            author.get_by_text("The study is complete")).first.wait_for(timeout=60_000)
+        assert "A person is playing an instrument." not in author.get_by_test_id("stMain").inner_text()
+    with Store.open(db, settings) as store:
+        (attack,) = store.attacks()
+        votes = list(store.db.query("SELECT a.name, j.label FROM judgments j JOIN annotators a ON a.id = j.annotator_id"))
+    assert attack.record.status == "success" and [tuple(v.values()) for v in votes] == [("ann", "entailment")]
