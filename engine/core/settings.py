@@ -190,7 +190,8 @@ class Settings:
     # paper's greedy search, which stops there.
     max_backtracks: int = 3
     # After a round's first success, ask this many more of its candidates and keep the success the
-    # validity estimate rates most likely valid (0: the first success, as the paper; needs an estimate).
+    # estimate that orders the round (natural, else validity) rates highest (0: the first success, as
+    # the paper; needs an estimate). 3 left natural HVASR where it was at more queries (LOG v43).
     success_pool: int = 0
     # A round that has asked this many candidates in a row without lowering its best target
     # probability pauses: the search goes on from its best candidate at once and comes back for
