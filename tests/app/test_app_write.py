@@ -120,3 +120,46 @@ def test_a_suggestion_goes_into_the_editor(db: Path, tmp_path: Path) -> None:
     assert app.session_state["write_hstar"] != "A person is playing an instrument."
     assert app.session_state["write_work"]["version"] == version + 1  # the editor shows the new text
     assert any(c.value == "2 distinct H* asked (queries spent on this pair)." for c in app.caption)
+
+
+def test_results_show_an_author_beside_natlog(db: Path, settings) -> None:
+    """An author's run is a system on Results (runs table and the paper table's blocks), and the
+    authors' table gives their verified model error rate and how often the verdict agreed with the
+    study: one fooling H* validated as natural, one judged another label than intended."""
+    from annotations.access import sign_in
+    from annotations.assignment import submit
+    from tests.annotations.test_annotations_store import make_record, start
+    from tests.annotations.test_authors import submission
+
+    results = str(PROJECT_ROOT / "pages" / "results.py")
+    with Store.open(db) as store:
+        admin_token = auth.add_annotator(store, "root", "admin")
+        wendy = sign_in(store, "wendy", auth.add_annotator(store, "wendy", "author"))
+        natlog = start(store, "nl", setup="E2E")
+        store.record_attack(natlog, make_record(0, target="entailment", adversarial_prediction="neutral",
+                                                hypothesis=H, premise=P))
+        for hstar in ("A person is playing an instrument.", "A man is playing a guitar."):
+            wendy.submit_attack(*submission(settings, "wendy", hstar))  # type: ignore[attr-defined]
+        for name in "ABC":
+            auth.add_annotator(store, name)
+        voters = [row["id"] for row in store.db.query("SELECT id FROM annotators WHERE name IN ('A', 'B', 'C')")]
+        for attack in store.attacks():
+            labels = {"A man is playing a guitar.": "neutral"}.get(attack.record.adversarial_hypothesis, "entailment")
+            for voter in voters:
+                submit(store, voter, attack.item_id, labels, "ok", source="import")
+    app = AppTest.from_file(results, default_timeout=120).run()
+    app.text_input[0].input("root")
+    app.text_input[1].input(admin_token)
+    app = app.button[0].click().run()
+    assert not app.exception and not app.error
+    runs = app.dataframe[0].value
+    assert set(runs["system"]) == {"NatLog", "human:wendy"}
+    pivot = next(f.value for f in app.dataframe if f.value.index.name == "setup")
+    assert [b[0] for b in dict.fromkeys(c[:-1] for c in pivot.columns)] == ["NatLog", "human:wendy"]
+    authors = next(f.value for f in app.dataframe if f.value.index.name == "author")
+    row = authors.loc["wendy"]
+    assert (row["submitted"], row["fooled"], row["judged"], row["verified"]) == (2, 2, 2, 1)
+    assert row["verified_rate"] == "0.500" and row["natural_rate"] == "0.500"
+    # the verdict: entailment for man -> person (agrees), cannot tell for instrument -> guitar (the
+    # verifier's WordNet senses of the two do not meet): one committed, and it agreed
+    assert row["verdict_committed"] == 1 and row["verdict_agreement"] == "1.000"
