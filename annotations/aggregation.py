@@ -342,3 +342,14 @@ def author_rows(store: Store) -> list[AuthorRow]:
             verdict_agrees=sum(1 for v, r in committed if v == r.majority),
             queries_mean=(sum(a.record.queries for a in fooled) / len(fooled)) if fooled else None))
     return rows
+
+
+def results_by_text(store: Store) -> dict[tuple[str, str], ItemResult]:
+    """Every attack item's tally keyed by its (premise, H*) text: what the study says of an H* that a
+    profile run found, whichever run's item it is (the first item of a text)."""
+    results = {r.item_id: r for r in item_results(store).values()}
+    out: dict[tuple[str, str], ItemResult] = {}
+    for row in store.db.query("SELECT id, premise, hypothesis FROM items WHERE kind = 'attack' ORDER BY id"):
+        if row["id"] in results:
+            out.setdefault((row["premise"], row["hypothesis"]), results[row["id"]])
+    return out

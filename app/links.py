@@ -19,3 +19,15 @@ def stepper_link(attack_id: int) -> None:
                      query_params={"attack": str(int(attack_id))})
     except StreamlitPageNotFoundError:
         st.markdown(f":material/bolt: [{label}](attack?attack={int(attack_id)})")
+
+
+def profile_pair_link(run_id: int, pair_index: int, setup: str, label: str) -> None:
+    """A link that opens a profiled pair in the stepper (its premise, hypothesis, gold label, setup and
+    the run's victim filled in) in this tab, keeping the sign-in. ``label`` is shown as text."""
+    params = {"profile": str(int(run_id)), "pair": str(int(pair_index)), "setup": setup}
+    try:
+        st.page_link(str(PAGES / "attack.py"), label=label, icon=":material/bolt:", query_params=params)
+    except StreamlitPageNotFoundError:
+        from urllib.parse import urlencode
+
+        st.markdown(f":material/bolt: [{label}](attack?{urlencode(params)})")

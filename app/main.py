@@ -24,6 +24,7 @@ PAGES = {
         st.Page(ROOT / "pages" / "results.py", title="Results", icon=":material/leaderboard:"),
         st.Page(ROOT / "pages" / "confidence.py", title="Confidence", icon=":material/query_stats:"),
         st.Page(ROOT / "pages" / "probes.py", title="Probes", icon=":material/science:"),
+        st.Page(ROOT / "pages" / "report_card.py", title="Report card", icon=":material/grading:"),
     ],
     "Validate": [
         st.Page(ROOT / "pages" / "write.py", title="Write an attack", icon=":material/edit_note:"),

@@ -64,6 +64,9 @@ from engine.natlog.triggers import DEFINITE_READINGS, INDEFINITE_READINGS, NUMER
 from engine.parse import PARSERS, ParsedSentence, Parser, load_parser, parse
 from engine.probes.runner import ProbeSummary, default_probe_run_name, run_probe, summarize
 from engine.probes.suites import get_suite, load_suite_items, suite_names
+from engine.profile.card import CardCell, CellDifference, card_cells, card_latex, card_table, clean_accuracy, differences
+from engine.profile.phenomena import PHENOMENA
+from engine.profile.runner import DEFAULT_BUDGET, ProfileSpec, profile_setups, run_profile
 from engine.reports.confidence import (
     GROUPINGS,
     ConfidencePoint,
@@ -117,6 +120,9 @@ __all__ = [
     # reports: the tables, metrics and confidence paths read from the store
     "GROUPINGS", "ConfidencePoint", "GroupRow", "PathStep", "attack_path", "attack_points", "confidence_points",
     "csv_text", "filter_points", "group_points", "paper_pivot", "to_latex", "victim_accuracy",
+    # profile & report card: a victim's failures by natural-logic phenomenon, side by side for victims
+    "DEFAULT_BUDGET", "PHENOMENA", "CardCell", "CellDifference", "ProfileSpec", "card_cells", "card_latex",
+    "card_table", "clean_accuracy", "differences", "profile_setups", "run_profile",
     # probes: the diagnostic suites run against a victim, and their results
     "ProbeResult", "ProbeSummary", "default_probe_run_name", "get_suite", "load_suite_items", "run_probe",
     "suite_names", "summarize",

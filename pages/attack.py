@@ -33,9 +33,32 @@ STATE = "attack_search"
 CHART_ROWS = 20
 
 
+def opened_profile_pair(store) -> str | None:
+    """Fill the typed pair from a profiled pair named in the URL (``?profile=RUN_ID&pair=I&setup=S``,
+    the Report card's links), once per pair; returns a one-line note of what was opened."""
+    wanted = (st.query_params.get("profile"), st.query_params.get("pair"), st.query_params.get("setup"))
+    if not all(wanted) or st.session_state.get("opened_profile") == wanted:
+        return None
+    st.session_state["opened_profile"] = wanted
+    try:
+        run = next(r for r in store.profile_runs() if r.id == int(wanted[0] or ""))
+        pair = next(p for p in store.profile_pairs(run.id) if p.pair_index == int(wanted[1] or "") and p.setup == wanted[2])
+    except (ValueError, StopIteration):
+        st.error("No such profiled pair: the link names none in this store.")
+        return None
+    st.session_state.update({
+        "pair_source": "Type a pair", "premise": pair.premise, "hypothesis": pair.hypothesis,
+        "gold": pair.gold_label, "setup": pair.setup, "victim": run.victim,
+    })
+    return (f"Opened pair {pair.pair_index} ({md_escape(pair.setup)}) of profile run {md_escape(run.name)}: "
+            "start it to attack it round by round.")
+
+
 def opened_attack(store) -> str | None:
     """Fill the typed pair from a stored attack named in the URL (``?attack=ID``, the Confidence
     page's links), once per attack; returns a one-line note of what was opened."""
+    if st.query_params.get("profile"):
+        return opened_profile_pair(store)
     wanted = st.query_params.get("attack")
     if not wanted or st.session_state.get("opened_attack") == wanted:
         return None

@@ -14,6 +14,7 @@ from engine.cli import (
     natlog_commands,
     parse_commands,
     probe_commands,
+    profile_commands,
     recipe_commands,
     report_commands,
     resource_commands,
@@ -26,7 +27,7 @@ from engine.core.settings import SettingsError
 # Each module adds its subcommands with ``register(subparsers)``.
 COMMAND_MODULES = (
     resource_commands, parse_commands, natlog_commands, candidate_commands, victim_commands, recipe_commands,
-    attack_commands, report_commands, probe_commands,
+    attack_commands, profile_commands, report_commands, probe_commands,
 )
 
 

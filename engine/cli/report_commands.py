@@ -28,6 +28,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="print RUN's whole stored recipe (operators, constraints, settings, victim, data, code)")
     r.add_argument("--diff", nargs=2, metavar=("RUN_A", "RUN_B"), default=None,
                    help="print the recipe fields in which two runs differ")
+    r.add_argument("--profile", metavar="RUN", default=None,
+                   help="print a profile run's report card: failure rate per phenomenon and setup, with its 95 %% "
+                        "interval and the estimated validity of the failures (--csv, --latex, --json write it)")
+    r.add_argument("--latex", type=Path, default=None, help="with --profile: write the card as a LaTeX tabular")
+    r.add_argument("--json", type=Path, default=None, help="with --profile: write the card as JSON")
     r.set_defaults(func=cmd_report)
 
 
@@ -36,6 +41,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.db is not None and not args.db.is_file():
         raise InputError(f"{args.db}: no such store file")
     with RunStore.open(args.db or settings.db_path) as store:
+        if args.profile is not None:
+            from engine.cli.profile_commands import print_profile
+
+            print_profile(store, args.profile, args.csv, args.latex, args.json)
+            return 0
+        if args.latex is not None or args.json is not None:
+            raise InputError("--latex and --json go with --profile RUN")
         if args.recipe is not None:
             run = store.run(args.recipe)
             print(f"run {run.name!r} (setup {run.setup}, victim {run.victim}, data {run.data_path}, seed {run.seed})")

@@ -125,6 +125,48 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'attack' CHECK (kind IN ('attack', 'train-victim'))",
         "ALTER TABLE jobs ADD COLUMN done INTEGER",
     ),
+    # 5: profile runs (a victim's failures by natural-logic phenomenon): one row per pair and setup
+    # profiled (or why it was not), and one cell per phenomenon whose edits the pair's round had.
+    (
+        """CREATE TABLE IF NOT EXISTS profile_runs (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            victim TEXT NOT NULL,
+            data_path TEXT NOT NULL,
+            data_format TEXT NOT NULL,
+            setups TEXT NOT NULL,
+            budget INTEGER NOT NULL CHECK (budget >= 1),
+            config TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            finished_at TEXT
+        )""",
+        f"""CREATE TABLE IF NOT EXISTS profile_pairs (
+            id INTEGER PRIMARY KEY,
+            profile_run_id INTEGER NOT NULL REFERENCES profile_runs(id),
+            pair_index INTEGER NOT NULL CHECK (pair_index >= 0),
+            setup TEXT NOT NULL,
+            premise TEXT NOT NULL,
+            hypothesis TEXT NOT NULL,
+            gold_label TEXT NOT NULL CHECK (gold_label {LABEL_CHECK}),
+            status TEXT NOT NULL CHECK (status IN ('profiled', 'skipped', 'unparsable')),
+            original_probabilities TEXT,
+            UNIQUE (profile_run_id, pair_index, setup)
+        )""",
+        """CREATE TABLE IF NOT EXISTS profile_cells (
+            id INTEGER PRIMARY KEY,
+            profile_pair_id INTEGER NOT NULL REFERENCES profile_pairs(id),
+            phenomenon TEXT NOT NULL,
+            candidates INTEGER NOT NULL CHECK (candidates >= 1),
+            asked INTEGER NOT NULL CHECK (asked >= 1),
+            fooled INTEGER NOT NULL CHECK (fooled >= 0 AND fooled <= asked),
+            example TEXT NOT NULL,
+            example_target_prob REAL NOT NULL,
+            example_validity REAL,
+            example_natural REAL,
+            UNIQUE (profile_pair_id, phenomenon)
+        )""",
+        "CREATE INDEX IF NOT EXISTS profile_pairs_run ON profile_pairs(profile_run_id)",
+    ),
 )
 
 

@@ -24,6 +24,7 @@ from engine.store import schema
 from engine.store.identity import describe_differences, differences
 from engine.store.jsonio import from_json, to_json
 from engine.store.probe_runs import ProbeRunsMixin
+from engine.store.profile_runs import ProfileRunsMixin
 from engine.store.records import AttackRecord, Run, StoredAttack
 
 BUSY_TIMEOUT_S = 60.0
@@ -59,7 +60,7 @@ def connect(path: Path, migrate: Callable[[sqlite_utils.Database], None]) -> sql
     return db
 
 
-class RunStore(ProbeRunsMixin):
+class RunStore(ProbeRunsMixin, ProfileRunsMixin):
     """Runs, pairs and attacks in one SQLite file; every write is one transaction."""
 
     def __init__(self, db: sqlite_utils.Database, path: Path) -> None:

@@ -8,7 +8,7 @@ import urllib.request
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser import ARTIFACTS, chromium_page, sign_in_page, streamlit_server
+from tests.browser import ARTIFACTS, chromium_page, sign_in_page, streamlit_server, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -649,3 +649,36 @@ def test_an_author_writes_an_attack_and_another_person_judges_it_blind(tmp_path)
         (attack,) = store.attacks()
         votes = list(store.db.query("SELECT a.name, j.label FROM judgments j JOIN annotators a ON a.id = j.annotator_id"))
     assert attack.record.status == "success" and [tuple(v.values()) for v in votes] == [("ann", "entailment")]
+
+
+def test_report_card_compares_two_victims_and_opens_an_example_in_the_stepper(tmp_path) -> None:
+    """Issue 50 in a real Chromium: an admin opens the Report card of a store with two victims'
+    profiles, sees a heatmap per victim and their difference, and an example opens in the stepper in
+    the same tab with the pair filled in and the sign-in kept."""
+    from annotations import Store, auth
+    from engine.core.settings import get_settings
+    from tests.profile.test_profile import two_victims
+
+    db = tmp_path / "card.sqlite"
+    two_victims(db)
+    with Store.open(db, get_settings().with_overrides(db_path=db)) as store:
+        token = auth.add_annotator(store, "root", "admin")
+    ARTIFACTS.mkdir(exist_ok=True)
+    with streamlit_server(env={"NATLOG_DB_PATH": str(db)}) as url, chromium_page(height=1600) as page:
+        page.goto(f"{url}/report_card", wait_until="networkidle")
+        sign_in_page(page, "root", token)
+        page.get_by_text("Victims side by side").wait_for(timeout=60_000)
+        wait_idle(page)
+        smallest = page.get_by_label("Cells need at least this many pairs to be shown")
+        smallest.fill("1")
+        smallest.press("Enter")
+        page.locator(".js-plotly-plot").nth(2).wait_for(timeout=60_000)
+        expect(page.get_by_text("Victim victim-a", exact=True)).to_be_visible()
+        expect(page.get_by_text("victim-b against victim-a")).to_be_visible()
+        assert page.locator(".js-plotly-plot").count() >= 3  # two heatmaps and the difference bars
+        page.screenshot(path=str(ARTIFACTS / "report-card.png"), full_page=True)
+        page.get_by_text("Examples of a cell").first.click()
+        page.get_by_role("link", name="Attack pair 1 in the stepper").first.click()
+        page.get_by_text("Opened pair 1 (E2E) of profile run profile-victim-a").wait_for(timeout=60_000)
+        assert page.get_by_label("Hypothesis", exact=True).input_value() == "An animal runs 1."
+        assert page.get_by_label("Access token").count() == 0  # still signed in
