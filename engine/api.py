@@ -82,7 +82,16 @@ from engine.reports.metrics import victim_accuracy
 from engine.reports.paper_tables import paper_pivot, to_latex
 from engine.reports.tables import csv_text
 from engine.runs.runner import default_run_name
-from engine.runs.worker import TRAIN_JOB, check_spec, offline_victim_ready, queue_offline_victim, spawn_worker, worker_running
+from engine.runs.worker import (
+    PROFILE_JOB,
+    TRAIN_JOB,
+    check_profile_spec,
+    check_spec,
+    offline_victim_ready,
+    queue_offline_victim,
+    spawn_worker,
+    worker_running,
+)
 from engine.store import jobs
 from engine.store.identity import diff_rows, recipe_rows
 from engine.store.probe_runs import ProbeResult
@@ -122,7 +131,7 @@ __all__ = [
     "csv_text", "filter_points", "group_points", "paper_pivot", "to_latex", "victim_accuracy",
     # profile & report card: a victim's failures by natural-logic phenomenon, side by side for victims
     "DEFAULT_BUDGET", "PHENOMENA", "CardCell", "CellDifference", "ProfileSpec", "card_cells", "card_latex",
-    "card_table", "clean_accuracy", "differences", "profile_setups", "run_profile",
+    "card_table", "clean_accuracy", "differences", "profile_setups", "run_profile", "PROFILE_JOB", "check_profile_spec",
     # probes: the diagnostic suites run against a victim, and their results
     "ProbeResult", "ProbeSummary", "default_probe_run_name", "get_suite", "load_suite_items", "run_probe",
     "suite_names", "summarize",

@@ -14,9 +14,11 @@ from app.widgets import md_escape
 from engine.api import (
     FORMATS,
     LABELS,
+    PROFILE_JOB,
     SETUPS,
     UPLOAD_SUFFIXES,
     InputError,
+    check_profile_spec,
     check_spec,
     check_upload,
     data_files,
@@ -117,6 +119,38 @@ if queue and path:
     except InputError as exc:
         st.error(md_escape(str(exc)))
 
+with st.expander("Profile the victim for its report card"):
+    st.caption("The chosen data file, victim, split, sample size, seed and recipe above: each pair is profiled in the "
+               "setups of its gold label among those chosen here, asking up to the budget of each phenomenon's best "
+               "candidates (`python -m engine profile` does the same). The Report card page shows the result.")
+    p1, p2, p3 = st.columns([2, 1, 2])
+    profile_setups = p1.multiselect("Setups", list(SETUPS), default=["E2E", "C2C", "N2N"], key="profile_setups")
+    budget = p2.number_input("Asks per phenomenon", 1, 50, 5, key="profile_budget")
+    profile_name = p3.text_input("Profile run name", "", key="profile_name", max_chars=120,
+                                 placeholder="profile-VICTIM-DATA")
+    queue_profile = st.button("Queue profile", disabled=not (path and profile_setups), key="queue_profile")
+
+if queue_profile and path:
+    try:
+        data = inside_folders(path, FOLDERS)
+        if not read_pairs(data, fmt, split.strip() or None):
+            raise InputError(f"{data.name}: no labelled pairs to profile")
+        chosen_victim = victim.strip() or settings.victim
+        spec = check_profile_spec({"data": str(data), "format": fmt, "split": split.strip() or None,
+                                   "setups": ",".join(profile_setups), "victim": chosen_victim, "limit": int(limit),
+                                   "seed": int(seed), "budget": int(budget), "include_trained": include_trained,
+                                   "recipe": recipe})
+        name = profile_name.strip() or (f"profile-{chosen_victim.rstrip('/').split('/')[-1]}-{data.stem}"
+                                        f"-{''.join(profile_setups)}-n{int(limit)}-seed{int(seed)}")
+        with open_store() as store:
+            if chosen_victim == "offline" and settings.auto_train_victim:
+                queue_offline_victim(store, settings)
+            jobs.enqueue(store, name, spec, kind=PROFILE_JOB)
+        started = spawn_worker(settings.db_path)
+        st.success(f"Queued profile {md_escape(name)}" + ("; a worker started." if started else "; the worker picks it up."))
+    except InputError as exc:
+        st.error(md_escape(str(exc)))
+
 STATUS_ICONS = {"queued": ":material/schedule:", "running": ":material/play_circle:", "done": ":material/check_circle:",
                 "failed": ":material/error:", "cancelled": ":material/cancel:"}
 
@@ -139,7 +173,7 @@ def job_list() -> None:
             left.markdown(f"{STATUS_ICONS[job.status]} **{md_escape(job.run_name)}** · job {job.id} · {job.status}"
                           + (f" · {md_escape(job.message)}" if job.message else ""))
             if total:
-                left.progress(min(done / total, 1.0), text=f"{done} / {total} {'pairs' if job.kind == 'attack' else 'steps'}")
+                left.progress(min(done / total, 1.0), text=f"{done} / {total} {'steps' if job.kind == 'train-victim' else 'pairs'}")
             if job.status in jobs.OPEN:
                 if right.button("Cancel", key=f"cancel-{job.id}"):
                     with open_store() as store:

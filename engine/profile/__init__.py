@@ -4,4 +4,7 @@
 context). ``runner``: a profile run over a data file's pairs, stored in the runs store. ``card``:
 the report card's table (failure rate per phenomenon and setup, with its interval and estimated
 validity) and the difference between two victims.
+
+In: a data file's pairs, setups, a built attack and a victim. Out: a stored profile run and its
+report card's cells.
 """

@@ -33,10 +33,10 @@ from engine.natlog.polarity import polarize
 from engine.natlog.setups import SETUPS, Setup
 from engine.parse import parse
 from engine.profile.phenomena import phenomenon
-from engine.runs.runner import training_exclusions
 from engine.store.profile_runs import ProfileCell, ProfilePair, ProfileRun
 from engine.store.store import RunStore
 from engine.victim.model import Victim
+from engine.victim.training import trained_pair_keys
 
 __all__ = ["DEFAULT_BUDGET", "ProfileReport", "ProfileSpec", "profile_pair", "profile_setups", "run_profile",
            "select_profile_pairs"]
@@ -140,7 +140,8 @@ def run_profile(store: RunStore, spec: ProfileSpec, attack: Attack, victim: Vict
         raise InputError(f"the budget per phenomenon must be at least 1, not {spec.budget}")
     pairs = read_pairs(spec.data, spec.fmt, spec.split) if pairs is None else pairs
     attack = attack.for_data(spec.data, spec.fmt)
-    exclude = training_exclusions(victim.name, spec.include_trained)
+    # pairs the victim trained on are left out unless asked for, as attack runs leave them out
+    exclude = frozenset() if spec.include_trained else (trained_pair_keys(victim.name) or frozenset())
     chosen = select_profile_pairs(pairs, spec.setups, spec.limit, spec.seed, exclude)
     config = {"recipe": attack.recipe.name, "recipe_hash": recipe_digest(attack.recipe.to_json()),
               "victim": victim_identity(victim.name, ",".join(victim.labels)),

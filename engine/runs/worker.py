@@ -177,6 +177,62 @@ def execute_training(store: RunStore, job: jobs.Job, settings: Settings) -> str:
     return "done"
 
 
+PROFILE_JOB = "profile"
+#: The keys of a profile job's spec (the Runs page and ``engine profile`` fill the same parameters).
+PROFILE_KEYS = ("data", "format", "split", "setups", "victim", "label_map", "limit", "seed", "budget",
+                "include_trained", "recipe")
+
+
+def check_profile_spec(spec: dict[str, Any]) -> dict[str, Any]:
+    """A profile job's spec with its keys checked (InputError naming what is wrong)."""
+    from engine.profile.runner import profile_setups
+
+    unknown = set(spec) - set(PROFILE_KEYS)
+    if unknown:
+        raise InputError(f"unknown profile parameters: {', '.join(sorted(unknown))}")
+    if not spec.get("data"):
+        raise InputError("a profile needs 'data'")
+    profile_setups(spec.get("setups") or "")
+    recipe = spec.get("recipe")
+    if recipe is not None and recipe not in recipe_names():
+        raise InputError(f"unknown attack recipe {recipe!r}; known: {', '.join(recipe_names())}")
+    for key in ("limit", "budget"):
+        if spec.get(key) is not None and int(spec[key]) < 1:
+            raise InputError(f"{key} must be at least 1")
+    return spec
+
+
+def execute_profile(store: RunStore, job: jobs.Job, resources: Resources) -> str:
+    """Run one claimed profile job to its end (:func:`engine.profile.runner.run_profile`), reporting
+    the (pair, setup) done; returns the final status."""
+    from engine.profile.runner import DEFAULT_BUDGET, ProfileSpec, profile_setups, run_profile
+
+    spec = check_profile_spec(job.spec)
+    settings = resources.settings
+    victim_name = spec.get("victim") or settings.victim
+    victim = load_victim(victim_name, spec.get("label_map") or None, settings=settings)
+    attack = build(load_recipe(spec.get("recipe"), settings), resources)
+    profile = ProfileSpec(job.run_name, Path(spec["data"]), spec.get("format") or "auto",
+                          profile_setups(spec["setups"]), victim_name, spec.get("limit"), int(spec.get("seed") or 0),
+                          spec.get("split") or None, int(spec.get("budget") or DEFAULT_BUDGET),
+                          bool(spec.get("include_trained")))
+    last = [0.0]
+
+    def on_pair(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done == total or now - last[0] >= 1.0:
+            last[0] = now
+            jobs.set_progress(store, job.id, done, total)
+
+    report = run_profile(store, profile, attack, victim, progress=False, on_pair=on_pair,
+                         should_stop=lambda: jobs.cancel_requested(store, job.id))
+    status = "cancelled" if report.stopped else "done"
+    jobs.finish(store, job.id, status, f"{report.profiled} profiled, {report.skipped} skipped (victim already wrong)"
+                + (" (stopped on request; queue it again to resume)" if report.stopped else "")
+                + "; see the Report card")
+    return status
+
+
 def run_worker(db_path: Path, resources: Resources) -> int:
     """Drain the queue of ``db_path``; returns how many jobs ran (0 when another worker holds the lock)."""
     ran = 0
@@ -191,6 +247,9 @@ def run_worker(db_path: Path, resources: Resources) -> int:
                 try:
                     if job.kind == TRAIN_JOB:
                         execute_training(store, job, settings)
+                        continue
+                    if job.kind == PROFILE_JOB:
+                        execute_profile(store, job, resources)
                         continue
                     execute(store, job, job_attack(job, resources))
                 except (InputError, ResourceError) as exc:

@@ -21,7 +21,7 @@ from engine.store.store import RunStore, from_json, to_json
 
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
 OPEN = ("queued", "running")
-KINDS = ("attack", "train-victim")
+KINDS = ("attack", "train-victim", "profile")
 
 
 @dataclass(frozen=True)

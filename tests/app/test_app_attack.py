@@ -321,6 +321,14 @@ def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, m
     # Queueing the same runs again is refused while one of them is still queued, in one line.
     next(b for b in app.button if b.label == "Queue runs").click().run()
     assert "already queued or running" in app.error[0].value
+    # A profile of the victim for its report card, with the same file and sample.
+    app.multiselect(key="profile_setups").set_value(["E2E"])
+    app.text_input(key="profile_name").input("card")
+    app.button(key="queue_profile").click().run()
+    assert not app.exception and any("Queued profile card" in s.value for s in app.success)
+    with Store.open(settings=get_settings()) as store:
+        (profile,) = [j for j in jobs.jobs(store) if j.kind == "profile"]
+    assert profile.run_name == "card" and profile.spec["setups"] == "E2E" and profile.spec["budget"] == 5
 
 
 def test_the_stepper_reads_only_the_data_folders(admin, tmp_path: Path, monkeypatch) -> None:

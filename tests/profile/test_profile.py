@@ -175,3 +175,31 @@ def test_the_report_card_page_shows_two_victims_side_by_side(tmp_path: Path, mon
     assert {b.label for b in app.get("download_button")} >= {"Download CSV", "Download LaTeX", "Download JSON"}
     get_settings.cache_clear()
     st.cache_resource.clear()
+
+
+def test_a_profile_job_runs_in_the_worker_with_progress(tmp_path: Path, settings, shared_data: Path) -> None:
+    """The Runs page's path: a profile job queued in a store is run by the worker, its progress is the
+    (pair, setup) done, and the stored run is what ``engine report --profile`` reads."""
+    from engine.api import Resources
+    from engine.runs.worker import PROFILE_JOB, check_profile_spec, run_worker
+    from engine.store import jobs
+
+    data = tmp_path / "head.tsv"
+    data.write_text("".join((shared_data / "snli_test.tsv").read_text(encoding="utf-8").splitlines(True)[:15]),
+                    encoding="utf-8")
+    folder = build_tiny_classifier(tmp_path / "victim", bias=(0.0, 2.5, 0.0), initializer_range=0.5)
+    db = tmp_path / "jobs.sqlite"
+    with pytest.raises(InputError, match="unknown setup"):
+        check_profile_spec({"data": str(data), "setups": "E2X"})
+    with RunStore.open(db) as store:
+        job = jobs.enqueue(store, "card-job", check_profile_spec({
+            "data": str(data), "format": "snli", "setups": "E2E,C2C", "victim": str(folder), "limit": 3,
+            "seed": 0, "budget": 1}), kind=PROFILE_JOB)
+    assert run_worker(db, Resources.of(settings.with_overrides(db_path=db, top_k=20))) == 1
+    with RunStore.open(db) as store:
+        done = jobs.job(store, job.id)
+        run = store.profile_run("card-job")
+        stored = store.profile_pairs(run.id)
+    assert done.status == "done" and "profiled" in (done.message or "")
+    assert done.done == done.total == len(stored) >= 1 and run.budget == 1 and run.finished_at is not None
+    assert all(c.asked == 1 for p in stored for c in p.cells)
