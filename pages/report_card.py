@@ -41,27 +41,33 @@ with open_store() as store:
                 "`--data ../shared/data/snli_test.tsv --split TEST --limit 200`), then come back.")
         st.stop()
     names = [r.name for r in runs]
-    latest = list({r.victim: r.name for r in runs}.values())[-2:]  # the latest run of the last two victims
-    chosen_names = st.multiselect("Profile runs (one per victim to compare)", names, default=latest,
-                                  key="card_runs")
+    last_two = list(dict.fromkeys(r.victim for r in reversed(runs)))[:2]  # the victims profiled last
+    latest = [r.name for r in runs if r.victim in last_two]
+    chosen_names = st.multiselect("Profile runs (the runs of one victim make one card; several victims are "
+                                  "compared)", names, default=latest, key="card_runs")
     if not chosen_names:
         st.info("Choose at least one profile run.")
         st.stop()
     chosen = [r for r in runs if r.name in chosen_names]
     min_pairs = st.number_input("Cells need at least this many pairs to be shown", 1, 1000, 5, key="card_min_pairs")
     judged = results_by_text(store)
-    profiles = {r.name: store.profile_pairs(r.id) for r in chosen}
+    victims: dict[str, list] = {}
+    for r in chosen:
+        victims.setdefault(r.victim, []).append(r)
+    # each victim's card reads every chosen run of it: (run, pair) for the links back to the run
+    profiles = {victim: [(r, p) for r in owned for p in store.profile_pairs(r.id)] for victim, owned in victims.items()}
     reports = load_report(store).runs
     accuracy = victim_accuracy(store)
     probes = store.probe_runs()
 
-cards = {name: card_cells(pairs) for name, pairs in profiles.items()}
+cards = {victim: card_cells([p for _, p in items]) for victim, items in profiles.items()}
 
-for run in chosen:
-    pairs, cells = profiles[run.name], cards[run.name]
-    st.header(f"Victim {run.victim}", anchor=False)
-    st.caption(f"Profile run {md_escape(run.name)}: data {md_escape(run.data_path)}, setups {', '.join(run.setups)}, "
-               f"at most {run.budget} asks per phenomenon and pair.")
+for number, (victim, owned) in enumerate(victims.items()):
+    items, cells = profiles[victim], cards[victim]
+    pairs = [p for _, p in items]
+    st.header(f"Victim {victim}", anchor=False)
+    st.caption("; ".join(f"Profile run {md_escape(r.name)}: data {md_escape(r.data_path)}, setups "
+                         f"{', '.join(r.setups)}, at most {r.budget} asks per phenomenon and pair" for r in owned) + ".")
     clean = clean_accuracy(pairs)
     metrics = st.columns(max(len(clean), 1) + 1)
     metrics[0].metric("Pairs profiled", sum(1 for p in pairs if p.status == "profiled"),
@@ -99,63 +105,63 @@ for run in chosen:
     heatmap = go.Figure(go.Heatmap(z=z, x=setups, y=phenomena, text=text, texttemplate="%{text}", hovertext=hover,
                                    hovertemplate="%{hovertext}<extra></extra>", zmin=0, zmax=1,
                                    colorscale="Reds", colorbar={"title": "failure rate"}))
-    heatmap.update_layout(title=f"Failure rate per phenomenon and setup: {run.victim}", height=120 + 34 * len(phenomena),
+    heatmap.update_layout(title=f"Failure rate per phenomenon and setup: {victim}", height=120 + 34 * len(phenomena),
                           yaxis={"autorange": "reversed"}, margin={"t": 60, "b": 10})
-    show_chart(heatmap, width="stretch", key=f"heatmap-{run.id}")
+    show_chart(heatmap, width="stretch", key=f"heatmap-{number}")
     st.dataframe(shown_ratios(frame.set_index(["phenomenon", "setup"]).round({"asks_mean": 1}),
                               ("failure_rate", "ci_low", "ci_high", "est_validity", "est_natural", "judged_valid")),
                  width="stretch")
     headers, rows = card_table(cells)
     left, mid, right = st.columns(3)
     left.download_button("Download CSV", csv_text(pd.DataFrame(rows, columns=headers)).encode(),
-                         f"card-{run.id}.csv", "text/csv", key=f"csv-{run.id}")
-    mid.download_button("Download LaTeX", card_latex(cells).encode(), f"card-{run.id}.tex", "text/x-tex",
-                        key=f"tex-{run.id}")
-    right.download_button("Download JSON", json.dumps({"run": run.name, "victim": run.victim,
+                         f"card-{number}.csv", "text/csv", key=f"csv-{number}")
+    mid.download_button("Download LaTeX", card_latex(cells).encode(), f"card-{number}.tex", "text/x-tex",
+                        key=f"tex-{number}")
+    right.download_button("Download JSON", json.dumps({"runs": [r.name for r in owned], "victim": victim,
                                                        "cells": [c.to_json() for c in cells]},
                                                       ensure_ascii=False, indent=1).encode(),
-                          f"card-{run.id}.json", "application/json", key=f"json-{run.id}")
+                          f"card-{number}.json", "application/json", key=f"json-{number}")
 
     with st.expander("Examples of a cell"):
-        cell_key = st.selectbox("Cell", [f"{c.phenomenon} · {c.setup}" for c in shown], key=f"cell-{run.id}")
+        cell_key = st.selectbox("Cell", [f"{c.phenomenon} · {c.setup}" for c in shown], key=f"cell-{number}")
         phenomenon, setup = cell_key.split(" · ")
-        examples = [(pair, cell) for pair in pairs if pair.setup == setup for cell in pair.cells
+        examples = [(run, pair, cell) for run, pair in items if pair.setup == setup for cell in pair.cells
                     if cell.phenomenon == phenomenon]
-        examples.sort(key=lambda item: (not item[1].fooled, item[1].example_target_prob))
+        examples.sort(key=lambda item: (not item[2].fooled, item[2].example_target_prob))
         st.dataframe(pd.DataFrame([{
             "pair": pair.pair_index, "P": pair.premise, "H": pair.hypothesis, "H* (example)": cell.example,
             "fooled": cell.fooled > 0, f"P({target.get(setup, 'target')}) on H*": cell.example_target_prob,
-            "asked": cell.asked, "estimated validity": cell.example_validity} for pair, cell in examples]),
+            "asked": cell.asked, "estimated validity": cell.example_validity} for _, pair, cell in examples]),
             width="stretch", hide_index=True)
-        for pair, _cell in examples[:5]:
+        for run, pair, _cell in examples[:5]:
             profile_pair_link(run.id, pair.pair_index, setup, f"Attack pair {pair.pair_index} in the stepper")
 
     with st.expander("The same victim elsewhere: accuracy, attack runs, probe suites"):
-        same = [a for a in accuracy if a.victim == run.victim]
+        same = [a for a in accuracy if a.victim == victim]
         if same:
             st.markdown("**Accuracy per data file** (the pairs the attack runs asked it first: the paper's Table 3)")
             st.dataframe(pd.DataFrame([{"data": a.data.rsplit("/", 1)[-1], "pairs": a.pairs, "accuracy": round(a.accuracy, 3)}
                                        for a in same]), width="stretch", hide_index=True)
-        attacked = [r for r in reports if r.victim == run.victim]
+        attacked = [r for r in reports if r.victim == victim]
         if attacked:
             st.markdown("**Attack runs** (ASR and HVASR in its three readings)")
             st.dataframe(shown_ratios(pd.DataFrame([{
                 "run": r.run, "system": r.system, "setup": r.setup, "attacked": r.attacked, "asr": r.asr,
                 "hvasr": r.hvasr, "hvasr_fluent": r.hvasr_fluent, "hvasr_natural": r.hvasr_natural}
                 for r in attacked]).set_index("run")), width="stretch", column_config=HVASR_HEADINGS)
-        probed = [p for p in probes if p.victim == run.victim]
+        probed = [p for p in probes if p.victim == victim]
         if probed:
             st.markdown("**Probe runs**: " + ", ".join(md_escape(f"{p.name} ({p.suite})") for p in probed)
                         + " (scores on the Probes page)")
         if not (same or attacked or probed):
             st.caption("No attack or probe run of this victim in the store.")
 
-if len(chosen) >= 2:
+if len(victims) >= 2:
     st.header("Victims side by side", anchor=False)
-    first = chosen[0]
-    for other in chosen[1:]:
-        rows = differences(cards[first.name], cards[other.name], int(min_pairs))
-        st.subheader(f"{other.victim} against {first.victim}", anchor=False)
+    first, *others = list(victims)
+    for other in others:
+        rows = differences(cards[first], cards[other], int(min_pairs))
+        st.subheader(f"{other} against {first}", anchor=False)
         if not rows:
             st.info("The two profiles share no cell with enough pairs.")
             continue
@@ -165,6 +171,6 @@ if len(chosen) >= 2:
         st.dataframe(table.round(3), width="stretch", hide_index=True)
         bars = go.Figure(go.Bar(x=table["difference"], y=table["phenomenon"] + " · " + table["setup"],
                                 orientation="h", marker_color=["#c92a2a" if d > 0 else "#2b8a3e" for d in table["difference"]]))
-        bars.update_layout(title=f"Failure rate, {other.victim} minus {first.victim}", height=120 + 26 * len(table),
+        bars.update_layout(title=f"Failure rate, {other} minus {first}", height=120 + 26 * len(table),
                            yaxis={"autorange": "reversed"}, xaxis={"range": [-1, 1]}, margin={"t": 60, "b": 10})
-        show_chart(bars, width="stretch", key=f"diff-{first.id}-{other.id}")
+        show_chart(bars, width="stretch", key=f"diff-{first}-{other}")

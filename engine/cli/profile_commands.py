@@ -14,7 +14,7 @@ from engine.attack.recipe import load_recipe, recipe_names
 from engine.core.errors import InputError
 from engine.core.settings import get_settings
 from engine.data.readers import FORMATS, file_digest
-from engine.profile.card import card_cells, card_latex, card_table, clean_accuracy
+from engine.profile.card import CARD_RATIOS, card_cells, card_latex, card_table, clean_accuracy
 from engine.profile.runner import DEFAULT_BUDGET, ProfileSpec, profile_setups, run_profile
 from engine.reports.tables import csv_text, format_table
 from engine.store.store import RunStore
@@ -71,7 +71,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     print(f"profile run {name!r}: {report.selected} pairs selected, {report.resumed} (pair, setup) already done, "
           f"{report.profiled} profiled now, {report.skipped} skipped (victim already wrong or unparsable), "
           f"{report.seconds:.1f} s")
-    print(format_table(*card_table(card_cells(pairs))))
+    print(format_table(*card_table(card_cells(pairs)), ratios=CARD_RATIOS))
     return 0
 
 
@@ -85,7 +85,7 @@ def print_profile(store: RunStore, name: str, csv: Path | None = None, latex: Pa
     print(f"profile run {run.name!r}: victim {run.victim}, data {run.data_path}, setups {', '.join(run.setups)}, "
           f"budget {run.budget} per phenomenon; the victim right on (P, H): {accuracy or 'no pair yet'}")
     headers, rows = card_table(cells)
-    print(format_table(headers, rows))
+    print(format_table(headers, rows, ratios=CARD_RATIOS))
     if csv is not None:
         csv.write_text(csv_text(pd.DataFrame(rows, columns=headers)), encoding="utf-8")
     if latex is not None:

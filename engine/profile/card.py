@@ -20,7 +20,10 @@ from dataclasses import asdict, dataclass
 from engine.profile.phenomena import PHENOMENA
 from engine.store.profile_runs import ProfilePair
 
-__all__ = ["CardCell", "CellDifference", "card_cells", "card_latex", "card_table", "clean_accuracy", "differences",
+#: The card's columns that are shares (printed with three decimals).
+CARD_RATIOS = frozenset({"failure_rate", "ci_low", "ci_high", "est_validity", "est_natural"})
+
+__all__ = ["CARD_RATIOS", "CardCell", "CellDifference", "card_cells", "card_latex", "card_table", "clean_accuracy", "differences",
            "wilson"]
 
 #: The z of a two-sided 95 % interval.
