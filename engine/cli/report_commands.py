@@ -41,12 +41,13 @@ def cmd_report(args: argparse.Namespace) -> int:
     if args.db is not None and not args.db.is_file():
         raise InputError(f"{args.db}: no such store file")
     with RunStore.open(args.db or settings.db_path) as store:
-        if args.profile is not None:
+        profile, latex, json_path = (getattr(args, key, None) for key in ("profile", "latex", "json"))
+        if profile is not None:
             from engine.cli.profile_commands import print_profile
 
-            print_profile(store, args.profile, args.csv, args.latex, args.json)
+            print_profile(store, profile, args.csv, latex, json_path)
             return 0
-        if args.latex is not None or args.json is not None:
+        if latex is not None or json_path is not None:
             raise InputError("--latex and --json go with --profile RUN")
         if args.recipe is not None:
             run = store.run(args.recipe)
