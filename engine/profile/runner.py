@@ -17,6 +17,7 @@ In: a data file's pairs, setups, a built attack, a victim. Out: the stored profi
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -82,8 +83,6 @@ def select_profile_pairs(pairs: Sequence[NLIPair], setups: Sequence[Setup], limi
                          exclude: frozenset[str] = frozenset()) -> list[tuple[int, NLIPair]]:
     """The pairs a profile covers: those whose gold label is the source label of one of ``setups``
     and whose key is not in ``exclude``, a seeded sample of ``limit`` of them, in file order."""
-    import random
-
     sources = {s.source_label for s in setups}
     eligible = [(k, p) for k, p in enumerate(pairs)
                 if p.label in sources and (not exclude or pair_key(p.premise, p.hypothesis) not in exclude)]
