@@ -4,6 +4,7 @@ verdict updated as you type, then send H* to the same blind study as the engine'
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Any
 
 import pandas as pd
@@ -171,7 +172,8 @@ if st.button("Submit H* to the study", type="primary", key="write-submit", disab
             0, premise=chosen.premise, hypothesis=chosen.hypothesis, gold_label=chosen.label, setup=setup,
             hstar=hstar, original=original, adversarial=adversarial, queries=len(tries), verdict=verdict,
             tries=[{k: v for k, v in t.items() if k in ("H*", "victim", "fooled")} for t in tries.values()],
-            source={"file": chosen.file, "line": chosen.line} if chosen.file else {"typed": True})
+            source={"file": chosen.file, "line": chosen.line} if chosen.file else {"typed": True},
+            started_at=datetime.fromtimestamp(work["started"], UTC))  # when the author began on this pair
         with open_store() as store:
             resumed_author(store).submit_attack(run, record)
     except (InputError, ResourceError) as exc:

@@ -98,6 +98,7 @@ def test_an_author_edits_sees_the_verdict_and_submits(db: Path, tmp_path: Path) 
     assert run.system == "human:wendy" and run.setup == "E2E" and run.data_path == "typed pairs"
     assert attack.record.adversarial_hypothesis == "A person is playing an instrument."
     assert attack.record.queries == 2 and attack.record.trace["verdict"]["label"] == "entailment"
+    assert attack.record.started_at < attack.record.finished_at  # from the first look at the pair to the submission
     assert (attack.item_id is not None) == fooled == (attack.record.status == "success")
 
 
