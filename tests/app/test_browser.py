@@ -79,8 +79,10 @@ def test_annotator_judges_with_the_keyboard_in_chromium(tmp_path) -> None:
             assert secret not in html, secret  # nor the system, setup, operator or run, even in the HTML
         page.screenshot(path=str(ARTIFACTS / "annotate-page.png"), full_page=True)
         expect(page.get_by_text("How the hypothesis reads: OK")).to_be_visible(timeout=30_000)  # ok unless changed
+        wait_idle(page)  # a key pressed while the script still runs can land before the shortcuts are bound
         page.locator("body").press("w")  # keys q / w / e: ok, odd, broken
         expect(page.get_by_text("How the hypothesis reads: Odd")).to_be_visible(timeout=30_000)
+        wait_idle(page)
         page.locator("body").press("3")
         page.get_by_text("1 judged · 1 left").wait_for(timeout=30_000)
         with sqlite3.connect(db) as connection:
