@@ -682,5 +682,6 @@ def test_report_card_compares_two_victims_and_opens_an_example_in_the_stepper(tm
         page.get_by_text("Examples of a cell").first.click()
         page.get_by_role("link", name="Attack pair 1 in the stepper").first.click()
         page.get_by_text("Opened pair 1 (E2E) of profile run profile-victim-a").wait_for(timeout=60_000)
-        assert page.get_by_label("Hypothesis", exact=True).input_value() == "An animal runs 1."
+        # the note is written before the pair chooser renders: wait for the filled field, not just the note
+        expect(page.get_by_label("Hypothesis", exact=True)).to_have_value("An animal runs 1.", timeout=60_000)
         assert page.get_by_label("Access token").count() == 0  # still signed in
