@@ -218,13 +218,14 @@ class AttackRecipe:
 #: the search did before them (a stored recipe without the field reads it so, whatever the
 #: settings now say): before ``max_backtracks`` the search stopped at a dead end, before
 #: ``wsd_margin`` a substitution needed to hold under the picked sense only, and before
-#: ``success_pool`` a round kept its first success, before ``round_patience`` every round asked
+#: ``success_pool`` a round kept its first success, before ``basic_hypernyms`` hypernyms stopped
+#: at ``wordnet_distance``, before ``round_patience`` every round asked
 #: all of its candidates before the search went on, before ``verb_swaps_last`` a round asked its
 #: candidates in the gate's order, and before ``natural_estimate`` the validity estimate ordered a round.
 FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0, "success_pool": 0, "round_patience": 0,
                                                       "verb_swaps_last": False, "natural_estimate": "none",
                                                       "natural_floor": 0.0, "last_resort_waits": False},
-                                            "lexicon": {"wsd_margin": 0.0}}
+                                            "lexicon": {"wsd_margin": 0.0, "basic_hypernyms": False}}
 
 
 @lru_cache(maxsize=32)

@@ -93,6 +93,7 @@ class LexiconSection:
     wsd_margin: float
     sentence_encoder: str
     min_zipf: float
+    basic_hypernyms: bool
 
 
 @dataclass(frozen=True)
@@ -232,6 +233,11 @@ class Settings:
     wsd_margin: float = 0.0
     sentence_encoder: str = "offline"
     min_zipf: float = 2.5
+    # A noun's basic category as a hypernym, however far up WordNet puts it: "animal" for "cat"
+    # (seven hops, past "feline" and "carnivore"), "person" for "surfer", "plant" for "tree", "food"
+    # for "pizza" (engine/lexicon/relatives.py, BASIC_CATEGORIES). Off: hypernyms stop at
+    # ``wordnet_distance``.
+    basic_hypernyms: bool = False
     scorer: str = "causal"
     alt_lm: str = "none"
     pp_inventory: Path = PROJECT_ROOT / "var" / "pp_inventory.json"

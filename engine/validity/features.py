@@ -123,7 +123,33 @@ def wordnet_link(old: str, new: str, settings: Settings) -> tuple[int, float, fl
                 if key < best_key:
                     best_key = key
                     best = (hops, prior_old, prior_new, sn.min_depth())
+    if settings.basic_hypernyms:
+        basic = _basic_link(old, new, settings)
+        if basic is not None and (best[0] == NO_HOPS or basic[1] > best[1]):
+            return basic
     return best
+
+
+def _basic_link(old: str, new: str, settings: Settings) -> tuple[int, float, float, int] | None:
+    """The link from a noun's most used sense to its basic category however far up ("cat" ->
+    "animal", seven hops): hops as counted, at most the five the estimate was fitted on, with both
+    words' priors. The closest pair of senses would instead connect a rare sense of the word."""
+    from engine.lexicon import relatives as lexicon
+
+    reader = lexicon.wordnet(settings)
+    old_lemma = reader.morphy(old, "n") or old
+    new_lemma = reader.morphy(new.replace(" ", "_"), "n") or new.replace(" ", "_")
+    old_senses = reader.synsets(old_lemma, "n")[:10]
+    basic = [s for s in reader.synsets(new_lemma, "n")[:10] if s.name() in lexicon.BASIC_CATEGORIES]
+    for so in old_senses[:1]:
+        for sn in basic:
+            hops = lexicon.hops_up(so, sn)
+            if hops is not None:
+                prior_old = (_count(so, old_lemma) + 1) / (sum(_count(s, old_lemma) for s in old_senses) + len(old_senses))
+                new_senses = reader.synsets(new_lemma, "n")[:10]
+                prior_new = (_count(sn, new_lemma) + 1) / (sum(_count(s, new_lemma) for s in new_senses) + len(new_senses))
+                return min(hops, NO_HOPS - 1), prior_old, prior_new, sn.min_depth()
+    return None
 
 
 register_function('features.wordnet_links', wordnet_link)
