@@ -39,6 +39,7 @@ from engine.attack.recipe import AttackRecipe, load_recipe, recipe_names
 from engine.attack.results import AttackResult, Round, RoundOutcome
 from engine.attack.round import Proposal, RoundStart, ask_reason, candidate_round, no_candidate_reason, propose
 from engine.attack.search import AttackSearch, Target, attack_pair, start_search
+from engine.augment.repair import REPAIR_HELD_OUT, REPAIR_MINE, repair_reports
 from engine.constraints.chain import describe_by_operator, describe_rejected
 from engine.core.errors import InputError
 from engine.core.resources import ResourceError
@@ -84,8 +85,10 @@ from engine.reports.tables import csv_text
 from engine.runs.runner import default_run_name
 from engine.runs.worker import (
     PROFILE_JOB,
+    REPAIR_JOB,
     TRAIN_JOB,
     check_profile_spec,
+    check_repair_spec,
     check_spec,
     offline_victim_ready,
     queue_offline_victim,
@@ -100,7 +103,7 @@ from engine.verify.edit_label import CANNOT_TELL, EditLabel, label_after_edit
 from engine.verify.verifier import verify
 from engine.victim.identity import victim_identity
 from engine.victim.model import Prediction, Victim, load_victim, victim_location
-from engine.victim.training import trained_pair_keys
+from engine.victim.training import model_card, trained_pair_keys
 
 __all__ = [
     # parse & polarize: a sentence's UD parse, its monotonicity marks and the triggers' scopes
@@ -132,6 +135,8 @@ __all__ = [
     # profile & report card: a victim's failures by natural-logic phenomenon, side by side for victims
     "DEFAULT_BUDGET", "PHENOMENA", "CardCell", "CellDifference", "ProfileSpec", "card_cells", "card_latex",
     "card_table", "clean_accuracy", "differences", "profile_setups", "run_profile", "PROFILE_JOB", "check_profile_spec",
+    # the repair loop: what fooled a victim on training pairs, trained on, measured on held-out pairs
+    "REPAIR_JOB", "REPAIR_HELD_OUT", "REPAIR_MINE", "check_repair_spec", "model_card", "repair_reports",
     # probes: the diagnostic suites run against a victim, and their results
     "ProbeResult", "ProbeSummary", "default_probe_run_name", "get_suite", "load_suite_items", "run_probe",
     "suite_names", "summarize",

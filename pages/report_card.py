@@ -23,6 +23,9 @@ from engine.api import (
     clean_accuracy,
     csv_text,
     differences,
+    get_settings,
+    model_card,
+    repair_reports,
     victim_accuracy,
 )
 
@@ -68,6 +71,12 @@ for number, (victim, owned) in enumerate(victims.items()):
     st.header(f"Victim {victim}", anchor=False)
     st.caption("; ".join(f"Profile run {md_escape(r.name)}: data {md_escape(r.data_path)}, setups "
                          f"{', '.join(r.setups)}, at most {r.budget} asks per phenomenon and pair" for r in owned) + ".")
+    trained = model_card(victim, get_settings()) or {}
+    for name, aug in (trained.get("augmentation") or {}).items():
+        st.info(f"Trained with augmentation {md_escape(name)}: {aug['examples']} successful H* of "
+                f"{md_escape(', '.join(aug['runs']))} ({aug['judged_valid']} judged valid by the study, the rest by "
+                "the validity estimate); most of them: "
+                + md_escape(", ".join(f"{what} {n}" for what, n in list(aug["by_what"].items())[:5])) + ".")
     clean = clean_accuracy(pairs)
     metrics = st.columns(max(len(clean), 1) + 1)
     metrics[0].metric("Pairs profiled", sum(1 for p in pairs if p.status == "profiled"),
@@ -155,6 +164,20 @@ for number, (victim, owned) in enumerate(victims.items()):
                         + " (scores on the Probes page)")
         if not (same or attacked or probed):
             st.caption("No attack or probe run of this victim in the store.")
+
+loops = repair_reports(get_settings())
+if loops:
+    st.header("Repair loops", anchor=False)
+    st.caption("`python -m engine repair` or the Runs page: the victim profiled on training pairs, a new victim "
+               "trained with the H* that fooled it, both profiled on held-out pairs. Rates are on the held-out "
+               "pairs both victims got right.")
+    for loop, found in loops.items():
+        st.markdown(f"**{md_escape(loop)}**: new victim `{md_escape(found.get('victim_after', ''))}`, "
+                    f"{found.get('augmentation', {}).get('kept', 0)} H* trained on")
+        st.dataframe(pd.DataFrame(found.get("weakest", [])), width="stretch", hide_index=True)
+        before, after = found.get("accuracy_before", {}), found.get("accuracy_after", {})
+        st.dataframe(pd.DataFrame([{"data": name, "accuracy before": acc, "accuracy after": after.get(name)}
+                                   for name, acc in before.items()]), width="stretch", hide_index=True)
 
 if len(victims) >= 2:
     st.header("Victims side by side", anchor=False)

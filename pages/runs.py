@@ -15,10 +15,14 @@ from engine.api import (
     FORMATS,
     LABELS,
     PROFILE_JOB,
+    REPAIR_HELD_OUT,
+    REPAIR_JOB,
+    REPAIR_MINE,
     SETUPS,
     UPLOAD_SUFFIXES,
     InputError,
     check_profile_spec,
+    check_repair_spec,
     check_spec,
     check_upload,
     data_files,
@@ -151,6 +155,41 @@ if queue_profile and path:
     except InputError as exc:
         st.error(md_escape(str(exc)))
 
+with st.expander("Repair the victim: train on what fooled it, profile both on held-out pairs"):
+    st.caption("The victim above is profiled on the mining files; every H* that fooled it and is estimated valid "
+               "(or judged valid) becomes a training pair with its target label; a new victim is trained on the "
+               "offline recipe plus those pairs; both victims are profiled on the held-out files, which nothing is "
+               "ever trained on (`python -m engine repair` does the same). The Report card shows them side by side. "
+               "One data file per line: PATH[,format=F][,split=S][,limit=N], under the shared data folder.")
+    r1, r2 = st.columns(2)
+    mine_specs = r1.text_area("Mine H* on", "\n".join(REPAIR_MINE), key="repair_mine", height=90)
+    held_specs = r2.text_area("Held out (profiled before and after)", "\n".join(REPAIR_HELD_OUT), key="repair_held",
+                              height=90)
+    r3, r4, r5 = st.columns([2, 1, 2])
+    repair_setups = r3.multiselect("Setups", list(SETUPS), default=["E2E", "C2C", "N2N"], key="repair_setups")
+    min_validity = r4.number_input("Validity an unjudged H* needs", 0.0, 1.0, 0.5, 0.05, key="repair_min_validity")
+    repair_name = r5.text_input("Loop name", "repair", key="repair_name", max_chars=80)
+    queue_repair = st.button("Queue the repair loop", disabled=not (repair_setups and repair_name.strip()),
+                             key="queue_repair")
+
+if queue_repair:
+    try:
+        chosen_victim = victim.strip() or settings.victim
+        spec = check_repair_spec({
+            "victim": chosen_victim, "mine": [line.strip() for line in mine_specs.splitlines() if line.strip()],
+            "held_out": [line.strip() for line in held_specs.splitlines() if line.strip()],
+            "setups": ",".join(repair_setups), "min_validity": float(min_validity), "recipe": recipe},
+            settings.shared_data_dir)
+        with open_store() as store:
+            if chosen_victim == "offline" and settings.auto_train_victim:
+                queue_offline_victim(store, settings)
+            jobs.enqueue(store, repair_name.strip(), spec, kind=REPAIR_JOB)
+        started = spawn_worker(settings.db_path)
+        st.success(f"Queued the repair loop {md_escape(repair_name.strip())}"
+                   + ("; a worker started." if started else "; the worker picks it up."))
+    except InputError as exc:
+        st.error(md_escape(str(exc)))
+
 STATUS_ICONS = {"queued": ":material/schedule:", "running": ":material/play_circle:", "done": ":material/check_circle:",
                 "failed": ":material/error:", "cancelled": ":material/cancel:"}
 
@@ -173,7 +212,7 @@ def job_list() -> None:
             left.markdown(f"{STATUS_ICONS[job.status]} **{md_escape(job.run_name)}** · job {job.id} · {job.status}"
                           + (f" · {md_escape(job.message)}" if job.message else ""))
             if total:
-                left.progress(min(done / total, 1.0), text=f"{done} / {total} {'steps' if job.kind == 'train-victim' else 'pairs'}")
+                left.progress(min(done / total, 1.0), text=f"{done} / {total} {'steps' if job.kind in ('train-victim', 'repair') else 'pairs'}")
             if job.status in jobs.OPEN:
                 if right.button("Cancel", key=f"cancel-{job.id}"):
                     with open_store() as store:

@@ -10,6 +10,7 @@ import sys
 
 from engine.cli import (
     attack_commands,
+    augment_commands,
     candidate_commands,
     natlog_commands,
     parse_commands,
@@ -27,7 +28,7 @@ from engine.core.settings import SettingsError
 # Each module adds its subcommands with ``register(subparsers)``.
 COMMAND_MODULES = (
     resource_commands, parse_commands, natlog_commands, candidate_commands, victim_commands, recipe_commands,
-    attack_commands, profile_commands, report_commands, probe_commands,
+    attack_commands, profile_commands, augment_commands, report_commands, probe_commands,
 )
 
 

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import random
 from pathlib import Path
 
 from engine.core.errors import InputError
 from engine.core.settings import get_settings
 from engine.core.vocab import LABELS
+from engine.data.augmented import read_augmentation
 from engine.data.readers import FORMATS, read_pairs
 from engine.reports.tables import format_table
 from engine.runs.worker import log_path, queue_offline_victim, spawn_worker
@@ -32,7 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="training file: PATH[,format=F][,split=S][,limit=N] (repeatable; relative paths are "
                         "under settings.shared_data_dir; default: the offline recipe)")
     t.add_argument("--eval", action="append", metavar="SPEC", help="held-out file to report accuracy on (repeatable)")
-    t.add_argument("--output", type=Path, default=None, help="model folder (default: under settings.models_dir)")
+    t.add_argument("--augment", action="append", type=Path, default=[], metavar="FILE",
+                   help="an augmentation file (engine augment) whose pairs join the training set (repeatable); the "
+                        "model card records it")
+    t.add_argument("--output", type=Path, default=None,
+                   help="model folder (default: under settings.models_dir; with --augment, victim-augmented-HASH)")
     t.add_argument("--epochs", type=float, default=TrainConfig.epochs)
     t.add_argument("--batch-size", type=int, default=TrainConfig.batch_size)
     t.add_argument("--learning-rate", type=float, default=TrainConfig.learning_rate)
@@ -97,9 +104,15 @@ def cmd_train_victim(args: argparse.Namespace) -> int:
     config = TrainConfig(
         backbone=args.backbone or settings.backbone, train=train, epochs=args.epochs,
         batch_size=args.batch_size, learning_rate=args.learning_rate, seed=args.seed,
-        max_minutes=args.max_minutes,
+        max_minutes=args.max_minutes, augment=tuple(args.augment),
     )
-    result = train_victim(config, settings, args.output, evaluation, force=args.force)
+    for path in config.augment:
+        read_augmentation(path)  # a file that is not an augmentation file is refused before training
+    output = args.output
+    if output is None and config.augment:  # never over the victim it was augmented from
+        key = json.dumps(config.key(), sort_keys=True).encode()
+        output = settings.models_dir / f"victim-augmented-{hashlib.sha256(key).hexdigest()[:12]}"
+    result = train_victim(config, settings, output, evaluation, force=args.force)
     print(f"{'reused cached' if result.reused else 'saved'} victim: {result.folder}")
     print(model_card_markdown(result.card), end="")
     return 0

@@ -10,6 +10,7 @@ the store and a cancelled or crashed job resumes where it stopped when queued ag
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import subprocess
 import sys
@@ -233,6 +234,80 @@ def execute_profile(store: RunStore, job: jobs.Job, resources: Resources) -> str
     return status
 
 
+REPAIR_JOB = "repair"
+#: The keys of a repair job's spec (the Runs page and ``engine repair`` fill the same parameters).
+REPAIR_KEYS = ("victim", "mine", "held_out", "setups", "budget", "min_validity", "recipe", "epochs")
+
+
+def check_repair_spec(spec: dict[str, Any], base: Path) -> dict[str, Any]:
+    """A repair job's spec with its keys checked, its data files found under ``base`` (the shared data
+    folder) where relative (InputError naming what is wrong)."""
+    from engine.profile.runner import profile_setups
+
+    unknown = set(spec) - set(REPAIR_KEYS)
+    if unknown:
+        raise InputError(f"unknown repair parameters: {', '.join(sorted(unknown))}")
+    from engine.victim.training import DataSource
+
+    for key in ("mine", "held_out"):
+        if not spec.get(key) or not all(isinstance(s, str) and s.strip() for s in spec[key]):
+            raise InputError(f"a repair loop needs '{key}': data specs PATH[,format=F][,split=S][,limit=N]")
+        for text in spec[key]:
+            source = DataSource.parse(text, base)
+            if not source.path.is_file():
+                raise InputError(f"{source.path}: no such data file ({key})")
+    profile_setups(spec.get("setups") or "")
+    recipe = spec.get("recipe")
+    if recipe is not None and recipe not in recipe_names():
+        raise InputError(f"unknown attack recipe {recipe!r}; known: {', '.join(recipe_names())}")
+    if spec.get("budget") is not None and int(spec["budget"]) < 1:
+        raise InputError("budget must be at least 1")
+    if spec.get("min_validity") is not None and not 0.0 <= float(spec["min_validity"]) <= 1.0:
+        raise InputError("min_validity must be between 0 and 1")
+    return spec
+
+
+def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
+    """Run one claimed repair job to its end (:func:`engine.augment.repair.run_repair`), reporting each
+    step as the job's message and its count as progress; returns the final status."""
+    from engine.augment.export import DEFAULT_MIN_VALIDITY
+    from engine.augment.repair import RepairSpec, RepairStopped, repair_steps, report_path, run_repair
+    from engine.profile.runner import DEFAULT_BUDGET, profile_setups
+    from engine.victim.training import DataSource
+
+    settings = resources.settings
+    base = settings.shared_data_dir
+    spec = check_repair_spec(job.spec, base)
+    repair = RepairSpec(job.run_name, spec.get("victim") or settings.victim,
+                        tuple(DataSource.parse(s, base) for s in spec["mine"]),
+                        tuple(DataSource.parse(s, base) for s in spec["held_out"]), profile_setups(spec["setups"]),
+                        int(spec.get("budget") or DEFAULT_BUDGET),
+                        float(spec["min_validity"]) if spec.get("min_validity") is not None else DEFAULT_MIN_VALIDITY,
+                        epochs=float(spec.get("epochs") or 2.0))
+    total, done = repair_steps(repair), [0]
+
+    def on_step(line: str) -> None:
+        jobs.set_progress(store, job.id, done[0], total)
+        jobs.set_message(store, job.id, line)
+        done[0] += 1
+
+    attack = build(load_recipe(spec.get("recipe"), settings), resources)
+    try:
+        report = run_repair(store, repair, attack, settings, progress=False, on_step=on_step,
+                            augment_path=report_path(settings, job.run_name).with_suffix("").with_suffix(".jsonl"),
+                            should_stop=lambda: jobs.cancel_requested(store, job.id))
+    except RepairStopped as exc:
+        jobs.finish(store, job.id, "cancelled", str(exc))
+        return "cancelled"
+    jobs.set_progress(store, job.id, total, total)
+    report_path(settings, job.run_name).write_text(
+        json.dumps(report.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
+    drops = ", ".join(f"{w.phenomenon} {w.setup} {w.before:.2f} → {w.after:.2f}" for w in report.weakest) or "no cell large enough"
+    jobs.finish(store, job.id, "done", f"new victim {report.victim_after.name}: {report.augmentation.kept} H* trained on; "
+                f"{drops}; see the Report card")
+    return "done"
+
+
 def run_worker(db_path: Path, resources: Resources) -> int:
     """Drain the queue of ``db_path``; returns how many jobs ran (0 when another worker holds the lock)."""
     ran = 0
@@ -250,6 +325,9 @@ def run_worker(db_path: Path, resources: Resources) -> int:
                         continue
                     if job.kind == PROFILE_JOB:
                         execute_profile(store, job, resources)
+                        continue
+                    if job.kind == REPAIR_JOB:
+                        execute_repair(store, job, resources)
                         continue
                     execute(store, job, job_attack(job, resources))
                 except (InputError, ResourceError) as exc:

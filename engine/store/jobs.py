@@ -21,7 +21,7 @@ from engine.store.store import RunStore, from_json, to_json
 
 STATUSES = ("queued", "running", "done", "failed", "cancelled")
 OPEN = ("queued", "running")
-KINDS = ("attack", "train-victim", "profile")
+KINDS = ("attack", "train-victim", "profile", "repair")
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,12 @@ def set_progress(store: RunStore, job_id: int, done: int, total: int) -> None:
     """Progress of a job whose work is not stored pair by pair (training steps)."""
     with store.transaction() as db:
         db.execute("UPDATE jobs SET done = ?, total = ? WHERE id = ?", [done, total, job_id])
+
+
+def set_message(store: RunStore, job_id: int, message: str) -> None:
+    """What a running job is doing now, in one line (the repair loop's current step)."""
+    with store.transaction() as db:
+        db.execute("UPDATE jobs SET message = ? WHERE id = ?", [message, job_id])
 
 
 def progress(store: RunStore, job: Job) -> int:

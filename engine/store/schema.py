@@ -191,6 +191,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "ALTER TABLE jobs_rebuilt RENAME TO jobs",
         "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
     ),
+    # 7: the repair loop as a job (the Runs page queues it). The table is rebuilt for its CHECK.
+    (
+        """CREATE TABLE jobs_rebuilt (
+            id INTEGER PRIMARY KEY,
+            run_name TEXT NOT NULL,
+            spec TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+            total INTEGER,
+            message TEXT,
+            cancel_requested INTEGER NOT NULL DEFAULT 0,
+            pid INTEGER,
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            finished_at TEXT,
+            kind TEXT NOT NULL DEFAULT 'attack' CHECK (kind IN ('attack', 'train-victim', 'profile', 'repair')),
+            done INTEGER
+        )""",
+        "INSERT INTO jobs_rebuilt (id, run_name, spec, status, total, message, cancel_requested, pid, created_at, "
+        "started_at, finished_at, kind, done) SELECT id, run_name, spec, status, total, message, cancel_requested, "
+        "pid, created_at, started_at, finished_at, kind, done FROM jobs",
+        "DROP TABLE jobs",
+        "ALTER TABLE jobs_rebuilt RENAME TO jobs",
+        "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
+    ),
 )
 
 

@@ -28,6 +28,7 @@ from engine.core.errors import InputError
 from engine.core.resources import minilm_path
 from engine.core.settings import Settings
 from engine.core.vocab import LABELS
+from engine.data.augmented import describe_augmentation, source_keys
 from engine.data.readers import NLIPair, file_digest, pair_key, pairs_digest, read_pairs
 from engine.models.language import resolve_device
 from engine.victim.identity import model_identity
@@ -120,10 +121,17 @@ class TrainConfig:
     # A safety limit: a run stopped by the clock is not reproducible (the card says so), so the
     # offline recipe's planned steps end far inside it (197 s to 13 min on 2 cores).
     max_minutes: float = 60.0
+    #: Augmentation files (``engine augment``): their pairs join the training set after the
+    #: balancing and the dev split, so that none is sampled away or held out.
+    augment: tuple[Path, ...] = ()
 
     def key(self) -> dict[str, object]:
         data = asdict(self)
         data["train"] = [s.describe() for s in self.train]
+        # a recipe without augmentation keeps the key it had before augmentation existed
+        data.pop("augment")
+        if self.augment:
+            data["augment"] = [{"file": path.name, "sha256": file_digest(path)} for path in self.augment]
         data["backbone"] = backbone_identity(self.backbone)
         return json.loads(json.dumps(data, default=str))
 
@@ -182,6 +190,17 @@ def trained_pair_keys(folder: str | Path) -> frozenset[str] | None:
     if not path.is_file():
         return None
     return frozenset(line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip())
+
+
+def model_card(victim: str, settings: Settings) -> dict | None:
+    """The model card (``training.json``) of a victim trained here: ``offline`` or a model folder;
+    None for a hub model, an endpoint or a folder trained elsewhere."""
+    folder = offline_victim_dir(settings) if victim == "offline" else Path(victim).expanduser()
+    path = folder / CARD_FILE
+    try:
+        return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (OSError, ValueError):
+        return None
 
 
 def default_output(config: TrainConfig, settings: Settings) -> Path:
@@ -321,6 +340,10 @@ def train_victim(
     if len(pairs) < 10:
         raise InputError(f"only {len(pairs)} training pairs; give at least 10")
     train, dev = _split_dev(pairs, config.dev_fraction, config.seed)
+    augmented = [pair for path in config.augment for pair in read_pairs(path, "jsonl")]
+    augmentation = {path.name: describe_augmentation(path) for path in config.augment}
+    if augmented:
+        train = train + augmented
     torch.manual_seed(config.seed)
     location = backbone_location(config.backbone)
     tokenizer = AutoTokenizer.from_pretrained(location)
@@ -343,8 +366,10 @@ def train_victim(
     results = {"dev": asdict(evaluate(victim, dev))}
     for source in evaluation:
         results[source.name] = asdict(evaluate(victim, source.load(config.seed)))
-    (output / TRAINED_PAIRS_FILE).write_text(
-        "".join(f"{key}\n" for key in sorted({pair_key(p.premise, p.hypothesis) for p in train})), encoding="utf-8")
+    # the source pairs of augmented H* count as trained on: attacks and profiles leave them out too
+    trained = {pair_key(p.premise, p.hypothesis) for p in train} | {key for path in config.augment
+                                                                     for key in source_keys(path)}
+    (output / TRAINED_PAIRS_FILE).write_text("".join(f"{key}\n" for key in sorted(trained)), encoding="utf-8")
     card = {
         "config": config.key(),
         "train_pairs_sha256": pairs_digest(train),
@@ -352,6 +377,7 @@ def train_victim(
         "train_pairs": len(train),
         "dev_pairs": len(dev),
         "pairs_per_source": {source.name: len(part) for source, part in loaded},
+        **({"augmentation": augmentation} if augmentation else {}),
         "balanced_per_label": len(pairs) // len(LABELS) if config.balance else None,
         "label_counts": {label: sum(p.label == label for p in train) for label in LABELS},
         "steps": step,
@@ -384,6 +410,12 @@ def model_card_markdown(card: dict) -> str:
     lines += [f"- `{path}`: {n} pairs" for path, n in card["pairs_per_source"].items()]
     if card["balanced_per_label"]:
         lines.append(f"- balanced: a seeded sample of {card['balanced_per_label']} pairs per label (before the dev split)")
+    for name, aug in card.get("augmentation", {}).items():
+        labels = ", ".join(f"{n} {label}" for label, n in aug["by_label"].items())
+        kinds = ", ".join(f"{what} {n}" for what, n in list(aug["by_what"].items())[:8])
+        lines.append(f"- augmented with `{name}` (`engine augment`): {aug['examples']} successful H* ({labels}; "
+                     f"{aug['judged_valid']} judged valid by the study, the rest by the validity estimate) from "
+                     f"runs {', '.join(aug['runs'])}; by phenomenon or operators: {kinds}")
     lines += [f"- dev split: {card['dev_pairs']} pairs held out of the mix above",
               f"- training pairs (in order) sha256 `{card['train_pairs_sha256']}`; their keys are in "
               f"`{TRAINED_PAIRS_FILE}` (attacks leave them out)", "",

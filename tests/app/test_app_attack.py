@@ -329,6 +329,20 @@ def test_runs_page_queues_one_run_per_setup_and_cancels(admin, tmp_path: Path, m
     with Store.open(settings=get_settings()) as store:
         (profile,) = [j for j in jobs.jobs(store) if j.kind == "profile"]
     assert profile.run_name == "card" and profile.spec["setups"] == "E2E" and profile.spec["budget"] == 5
+    # The repair loop: a missing data file is one line, nothing queued; then the loop as one job.
+    app.text_area(key="repair_mine").input("nope.tsv,format=tsv")
+    app.text_area(key="repair_held").input("pairs.tsv,format=tsv,limit=1")
+    app.button(key="queue_repair").click().run()
+    assert not app.exception and r"no such data file \(mine\)" in app.error[0].value  # escaped as markdown
+    app.text_area(key="repair_mine").input("pairs.tsv,format=tsv,split=TRAIN")
+    app.text_input(key="repair_name").input("fix-<b>it</b>")
+    app.button(key="queue_repair").click().run()
+    assert not app.exception and not app.error, [e.value for e in app.error]
+    assert any(r"Queued the repair loop fix\-\<b\>it\<\/b\>;" in s.value for s in app.success)  # escaped
+    with Store.open(settings=get_settings()) as store:
+        (repair,) = [j for j in jobs.jobs(store) if j.kind == "repair"]
+    assert repair.run_name == "fix-<b>it</b>" and repair.spec["mine"] == ["pairs.tsv,format=tsv,split=TRAIN"]
+    assert repair.spec["setups"] == "E2E,C2C,N2N" and repair.spec["min_validity"] == 0.5
 
 
 def test_the_stepper_reads_only_the_data_folders(admin, tmp_path: Path, monkeypatch) -> None:
