@@ -149,3 +149,26 @@ def test_semcor_counts_are_wordnets_own_and_read_once(settings: Settings) -> Non
     assert semcor_counts(dog) is semcor_counts(dog)  # memoised: the file is searched once per sense
     with pytest.raises(TypeError):
         semcor_counts(dog)["dog"] = 0  # type: ignore[index]
+
+
+def test_a_basic_category_is_a_hypernym_however_far_up_with_the_flag(settings: Settings) -> None:
+    """Real WordNet: "animal" is seven hops above "cat" (past "feline" and "carnivore") and "person"
+    three above "surfer"; with ``basic_hypernyms`` they are hypernyms, named by the category's first
+    lemma ("animal", never "beast" or "creature"), and the estimate's link reads "cat" in its dominant
+    sense, not through a rare sense that happens to be closer."""
+    from engine.validity.features import wordnet_link
+
+    on = settings.with_overrides(basic_hypernyms=True)
+    off = settings.with_overrides(basic_hypernyms=False)
+    assert "animal" not in lemmas(lexicon.hypernyms("cat", "NOUN", off))
+    found = {r.lemma: r for r in lexicon.hypernyms("cat", "NOUN", on)}
+    assert found["animal"].relation is Relation.FORWARD and len(found["animal"].path) - 1 == 7
+    assert {"beast", "creature"}.isdisjoint(found) and {"feline", "carnivore"} <= set(found)
+    assert "person" in lemmas(lexicon.hypernyms("surfer", "NOUN", on))
+    assert "person" not in lemmas(lexicon.hypernyms("surfer", "NOUN", off))
+    assert lexicon.hypernyms("run", "VERB", on) == lexicon.hypernyms("run", "VERB", off)  # nouns only
+    # "dog" already reaches "animal" within two hops: nothing new, nothing twice
+    assert sorted(lemmas(lexicon.hypernyms("dog", "NOUN", on))) == sorted(lemmas(lexicon.hypernyms("dog", "NOUN", off)))
+    hops, prior_old, _, _ = wordnet_link("cat", "animal", on)
+    assert hops == 5 and prior_old > 0.5  # cat.n.01 (the animal), at most the five hops the estimate knows
+    assert wordnet_link("cat", "animal", off)[1] < 0.1  # without it: a rare sense of "cat" that is closer
