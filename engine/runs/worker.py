@@ -236,7 +236,7 @@ def execute_profile(store: RunStore, job: jobs.Job, resources: Resources) -> str
 
 REPAIR_JOB = "repair"
 #: The keys of a repair job's spec (the Runs page and ``engine repair`` fill the same parameters).
-REPAIR_KEYS = ("victim", "mine", "held_out", "setups", "budget", "min_validity", "recipe", "epochs")
+REPAIR_KEYS = ("victim", "mine", "held_out", "setups", "budget", "min_validity", "recipe", "epochs", "train", "evaluation")
 
 
 def check_repair_spec(spec: dict[str, Any], base: Path) -> dict[str, Any]:
@@ -247,8 +247,6 @@ def check_repair_spec(spec: dict[str, Any], base: Path) -> dict[str, Any]:
     unknown = set(spec) - set(REPAIR_KEYS)
     if unknown:
         raise InputError(f"unknown repair parameters: {', '.join(sorted(unknown))}")
-    from engine.victim.training import DataSource
-
     for key in ("mine", "held_out"):
         if not spec.get(key) or not all(isinstance(s, str) and s.strip() for s in spec[key]):
             raise InputError(f"a repair loop needs '{key}': data specs PATH[,format=F][,split=S][,limit=N]")
@@ -273,7 +271,6 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
     from engine.augment.export import DEFAULT_MIN_VALIDITY
     from engine.augment.repair import RepairSpec, RepairStopped, repair_steps, report_path, run_repair
     from engine.profile.runner import DEFAULT_BUDGET, profile_setups
-    from engine.victim.training import DataSource
 
     settings = resources.settings
     base = settings.shared_data_dir
@@ -283,7 +280,9 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
                         tuple(DataSource.parse(s, base) for s in spec["held_out"]), profile_setups(spec["setups"]),
                         int(spec.get("budget") or DEFAULT_BUDGET),
                         float(spec["min_validity"]) if spec.get("min_validity") is not None else DEFAULT_MIN_VALIDITY,
-                        epochs=float(spec.get("epochs") or 2.0))
+                        epochs=float(spec.get("epochs") or TrainConfig.epochs),
+                        train=tuple(spec.get("train") or OFFLINE_TRAIN),
+                        evaluation=tuple(spec.get("evaluation") or OFFLINE_EVAL))
     total, done = repair_steps(repair), [0]
 
     def on_step(line: str) -> None:

@@ -159,43 +159,55 @@ def test_train_victim_refuses_a_file_that_is_not_an_augmentation(tmp_path: Path,
     assert "not a line of an augmentation file" in capsys.readouterr().err
 
 
-def test_the_repair_loop_never_trains_on_a_pair_it_profiles_afterwards(shared_data: Path, tmp_settings, attack,
+def test_the_repair_loop_never_trains_on_a_pair_it_profiles_afterwards(shared_data: Path, tmp_settings,
                                                                       tmp_path: Path) -> None:
-    """The whole loop on a seeded slice of real SNLI pairs, with a tiny victim and a tiny backbone:
-    mine, export, train, profile both victims on the held-out pairs."""
+    """The whole loop as the Runs page queues it, run by the worker, on a seeded slice of real SNLI
+    pairs with a tiny victim and a tiny backbone: mine, export, train, profile both victims on the
+    held-out pairs; the job reports each step and leaves its measurements for the Report card."""
+    from engine.attack.build import Resources
+    from engine.augment.repair import repair_reports
+    from engine.runs.worker import REPAIR_JOB, check_repair_spec, run_worker
+    from engine.store import jobs
+
     lines = (shared_data / "snli_test.tsv").read_text(encoding="utf-8").splitlines(True)
     short = [line for line in lines if len(line.split("\t")[2].split()) <= 6]
     (tmp_path / "mine.tsv").write_text("".join(short[:10]), encoding="utf-8")
     (tmp_path / "held.tsv").write_text("".join(short[10:15] + short[:2]), encoding="utf-8")  # two pairs in both
     victim = build_tiny_classifier(tmp_path / "victim", seed=1, initializer_range=1.0)  # one-word edits move it
     backbone = build_tiny_classifier(tmp_path / "backbone", {0: "LABEL_0", 1: "LABEL_1", 2: "LABEL_2"})
-    settings = tmp_settings.with_overrides(backbone=str(backbone), top_k=20)
-    spec = RepairSpec("loop", str(victim), (DataSource(tmp_path / "mine.tsv", "tsv"),),
-                      (DataSource(tmp_path / "held.tsv", "tsv"),), profile_setups("E2E,C2C,N2N"), budget=1,
-                      min_validity=0.0, output=tmp_path / "after", epochs=1,
-                      train=(f"{shared_data / 'sick_corrected.tsv'},format=sick,split=TRAIN,limit=90",),
-                      evaluation=(f"{shared_data / 'sick_corrected.tsv'},format=sick,split=TEST,limit=20",))
-    steps: list[str] = []
-    with RunStore.open(tmp_path / "runs.sqlite") as store:
-        report = run_repair(store, spec, attack, settings, augment_path=tmp_path / "aug.jsonl", progress=False,
-                            on_step=steps.append)
+    db = tmp_path / "runs.sqlite"
+    settings = tmp_settings.with_overrides(backbone=str(backbone), top_k=20, db_path=db, data_dir=tmp_path / "var")
+    spec = check_repair_spec({
+        "victim": str(victim), "mine": [f"{tmp_path / 'mine.tsv'},format=tsv"],
+        "held_out": [f"{tmp_path / 'held.tsv'},format=tsv"], "setups": "E2E,C2C,N2N", "budget": 1,
+        "min_validity": 0.0, "epochs": 1,
+        "train": [f"{shared_data / 'sick_corrected.tsv'},format=sick,split=TRAIN,limit=90"],
+        "evaluation": [f"{shared_data / 'sick_corrected.tsv'},format=sick,split=TEST,limit=20"]}, shared_data)
+    with RunStore.open(db) as store:
+        job = jobs.enqueue(store, "loop", spec, kind=REPAIR_JOB)
+    assert run_worker(db, Resources.of(settings)) == 1
+    with RunStore.open(db) as store:
+        done = jobs.job(store, job.id)
         before = store.profile_pairs(store.profile_run("loop-before-0").id)
         after = store.profile_pairs(store.profile_run("loop-after-0").id)
-    rows = read_augmentation(tmp_path / "aug.jsonl")
-    assert rows and report.augmentation.kept == len(rows)
+    assert done.status == "done", done.message
+    assert jobs.progress(store, done) == done.total == 6 and "new victim" in (done.message or "")
+    (report,) = repair_reports(settings).values()
+    rows = read_augmentation(tmp_path / "var" / "augment" / "loop.jsonl")
+    assert rows and report["augmentation"]["kept"] == len(rows)
     held = {pair_key(p.premise, p.hypothesis) for p in read_pairs(tmp_path / "held.tsv", "tsv")}
     profiled = {pair_key(p.premise, p.hypothesis) for p in before + after}
-    trained = trained_pair_keys(report.victim_after) or frozenset()
+    trained = trained_pair_keys(report["victim_after"]) or frozenset()
     # nothing trained on is profiled, and nothing held out is trained on: the two pairs in both files
     # were profiled as held-out pairs, never exported
-    assert not (trained & profiled) and not ({r["source"]["key"] for r in rows} & held)
-    assert report.augmentation.held_out >= 0 and {r["sentence2"] for r in rows}.isdisjoint(
-        {p.hypothesis for p in read_pairs(tmp_path / "held.tsv", "tsv")})
+    assert trained and not (trained & profiled) and not ({r["source"]["key"] for r in rows} & held)
+    assert {r["sentence2"] for r in rows}.isdisjoint({p.hypothesis for p in read_pairs(tmp_path / "held.tsv", "tsv")})
     assert {(p.pair_index, p.setup) for p in before} == {(p.pair_index, p.setup) for p in after}  # the same pairs
-    assert set(report.accuracy_before) == set(report.accuracy_after) and len(report.accuracy_before) == 2
-    assert steps[0].startswith("profiling") and any("training the augmented victim" in s for s in steps)
-    assert load_victim(str(report.victim_after), settings=settings).labels == ("entailment", "neutral", "contradiction")
-    assert all(w.pairs >= 20 for w in report.weakest)  # cells this small say too little to be called weak
+    assert set(report["accuracy_before"]) == set(report["accuracy_after"]) and len(report["accuracy_before"]) == 2
+    card = json.loads((Path(report["victim_after"]) / "training.json").read_text())
+    assert card["augmentation"]["loop.jsonl"]["examples"] == len(rows)
+    assert load_victim(report["victim_after"], settings=settings).labels == ("entailment", "neutral", "contradiction")
+    assert all(w["pairs"] >= 20 for w in report["weakest"])  # cells this small say too little to be called weak
 
 
 def test_the_weakest_cells_are_those_the_first_victim_failed_most_on() -> None:
