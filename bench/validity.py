@@ -180,7 +180,7 @@ def generate(args: argparse.Namespace) -> None:
     if unknown := sorted(set(sources) - set(SOURCE_FORMATS)):
         raise SystemExit(f"unknown source {', '.join(unknown)}; choose from: {', '.join(SOURCE_FORMATS)}")
     pool = having_words(candidate_pairs(sources), args.hypothesis_has)
-    victim = load_victim("offline", settings=settings)
+    victim = load_victim(args.victim, settings=settings)
     attack = build(recipe, Resources.of(settings))  # the recipe's AltLM back-end (none in the default recipe)
     print(f"recipe {recipe.name} ({recipe.hash})", file=sys.stderr)
     print(f"{len(pool)} unseen pairs; models loaded in {time.monotonic() - began:.1f} s", file=sys.stderr)
@@ -494,6 +494,8 @@ def main() -> None:
     g.add_argument("--hypothesis-has", default="",
                    help="attack only pairs whose H has one of these words (comma-separated), e.g. 'or'")
     g.add_argument("--recipe", default=None, metavar="NAME|FILE", help="the attack recipe (default: default)")
+    g.add_argument("--victim", default="offline",
+                   help="the victim (default: offline); pairs are still those the offline victim never trained on")
     g.add_argument("--sources", default="", help="attack only pairs of these sources (comma-separated; default: "
                    f"{','.join(ATTACK_SOURCES)}; sick-test too)")
     g.add_argument("--out", type=Path, required=True)

@@ -123,6 +123,17 @@ if queue and path:
     except InputError as exc:
         st.error(md_escape(str(exc)))
 
+def queue_job(name: str, spec: dict[str, Any], kind: str, chosen_victim: str, what: str) -> None:
+    """Queue one job of ``kind`` (the offline victim's training first when it is missing), start a
+    worker, and say so in one line."""
+    with open_store() as store:
+        if chosen_victim == "offline" and settings.auto_train_victim:
+            queue_offline_victim(store, settings)
+        jobs.enqueue(store, name, spec, kind=kind)
+    started = spawn_worker(settings.db_path)
+    st.success(f"Queued {what} {md_escape(name)}" + ("; a worker started." if started else "; the worker picks it up."))
+
+
 with st.expander("Profile the victim for its report card"):
     st.caption("The chosen data file, victim, split, sample size, seed and recipe above: each pair is profiled in the "
                "setups of its gold label among those chosen here, asking up to the budget of each phenomenon's best "
@@ -146,12 +157,7 @@ if queue_profile and path:
                                    "recipe": recipe})
         name = profile_name.strip() or (f"profile-{chosen_victim.rstrip('/').split('/')[-1]}-{data.stem}"
                                         f"-{''.join(profile_setups)}-n{int(limit)}-seed{int(seed)}")
-        with open_store() as store:
-            if chosen_victim == "offline" and settings.auto_train_victim:
-                queue_offline_victim(store, settings)
-            jobs.enqueue(store, name, spec, kind=PROFILE_JOB)
-        started = spawn_worker(settings.db_path)
-        st.success(f"Queued profile {md_escape(name)}" + ("; a worker started." if started else "; the worker picks it up."))
+        queue_job(name, spec, PROFILE_JOB, chosen_victim, "profile")
     except InputError as exc:
         st.error(md_escape(str(exc)))
 
@@ -180,13 +186,7 @@ if queue_repair:
             "held_out": [line.strip() for line in held_specs.splitlines() if line.strip()],
             "setups": ",".join(repair_setups), "min_validity": float(min_validity), "recipe": recipe},
             settings.shared_data_dir)
-        with open_store() as store:
-            if chosen_victim == "offline" and settings.auto_train_victim:
-                queue_offline_victim(store, settings)
-            jobs.enqueue(store, repair_name.strip(), spec, kind=REPAIR_JOB)
-        started = spawn_worker(settings.db_path)
-        st.success(f"Queued the repair loop {md_escape(repair_name.strip())}"
-                   + ("; a worker started." if started else "; the worker picks it up."))
+        queue_job(repair_name.strip(), spec, REPAIR_JOB, chosen_victim, "the repair loop")
     except InputError as exc:
         st.error(md_escape(str(exc)))
 

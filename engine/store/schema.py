@@ -23,6 +23,36 @@ Migrations = Sequence[Sequence[str]]
 LABEL_CHECK = "IN ('entailment', 'neutral', 'contradiction')"
 COMPONENT = "runs"
 
+
+def _rebuild_jobs(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    """The statements that rebuild the jobs table with ``kinds`` as its allowed kinds (SQLite alters
+    no CHECK in place), keeping every row."""
+    allowed = ", ".join(f"'{kind}'" for kind in kinds)
+    return (
+        f"""CREATE TABLE jobs_rebuilt (
+            id INTEGER PRIMARY KEY,
+            run_name TEXT NOT NULL,
+            spec TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+            total INTEGER,
+            message TEXT,
+            cancel_requested INTEGER NOT NULL DEFAULT 0,
+            pid INTEGER,
+            created_at TEXT NOT NULL,
+            started_at TEXT,
+            finished_at TEXT,
+            kind TEXT NOT NULL DEFAULT 'attack' CHECK (kind IN ({allowed})),
+            done INTEGER
+        )""",
+        "INSERT INTO jobs_rebuilt (id, run_name, spec, status, total, message, cancel_requested, pid, created_at, "
+        "started_at, finished_at, kind, done) SELECT id, run_name, spec, status, total, message, cancel_requested, "
+        "pid, created_at, started_at, finished_at, kind, done FROM jobs",
+        "DROP TABLE jobs",
+        "ALTER TABLE jobs_rebuilt RENAME TO jobs",
+        "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
+    )
+
+
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: runs, source pairs, attacks.
     (
@@ -168,53 +198,9 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         "CREATE INDEX IF NOT EXISTS profile_pairs_run ON profile_pairs(profile_run_id)",
     ),
     # 6: profile runs as jobs too (the Runs page queues them). The table is rebuilt for its CHECK.
-    (
-        """CREATE TABLE jobs_rebuilt (
-            id INTEGER PRIMARY KEY,
-            run_name TEXT NOT NULL,
-            spec TEXT NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
-            total INTEGER,
-            message TEXT,
-            cancel_requested INTEGER NOT NULL DEFAULT 0,
-            pid INTEGER,
-            created_at TEXT NOT NULL,
-            started_at TEXT,
-            finished_at TEXT,
-            kind TEXT NOT NULL DEFAULT 'attack' CHECK (kind IN ('attack', 'train-victim', 'profile')),
-            done INTEGER
-        )""",
-        "INSERT INTO jobs_rebuilt (id, run_name, spec, status, total, message, cancel_requested, pid, created_at, "
-        "started_at, finished_at, kind, done) SELECT id, run_name, spec, status, total, message, cancel_requested, "
-        "pid, created_at, started_at, finished_at, kind, done FROM jobs",
-        "DROP TABLE jobs",
-        "ALTER TABLE jobs_rebuilt RENAME TO jobs",
-        "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
-    ),
-    # 7: the repair loop as a job (the Runs page queues it). The table is rebuilt for its CHECK.
-    (
-        """CREATE TABLE jobs_rebuilt (
-            id INTEGER PRIMARY KEY,
-            run_name TEXT NOT NULL,
-            spec TEXT NOT NULL,
-            status TEXT NOT NULL CHECK (status IN ('queued', 'running', 'done', 'failed', 'cancelled')),
-            total INTEGER,
-            message TEXT,
-            cancel_requested INTEGER NOT NULL DEFAULT 0,
-            pid INTEGER,
-            created_at TEXT NOT NULL,
-            started_at TEXT,
-            finished_at TEXT,
-            kind TEXT NOT NULL DEFAULT 'attack' CHECK (kind IN ('attack', 'train-victim', 'profile', 'repair')),
-            done INTEGER
-        )""",
-        "INSERT INTO jobs_rebuilt (id, run_name, spec, status, total, message, cancel_requested, pid, created_at, "
-        "started_at, finished_at, kind, done) SELECT id, run_name, spec, status, total, message, cancel_requested, "
-        "pid, created_at, started_at, finished_at, kind, done FROM jobs",
-        "DROP TABLE jobs",
-        "ALTER TABLE jobs_rebuilt RENAME TO jobs",
-        "CREATE INDEX IF NOT EXISTS jobs_status ON jobs(status)",
-    ),
+    _rebuild_jobs(("attack", "train-victim", "profile")),
+    # 7: the repair loop as a job (the Runs page queues it), rebuilt again for its CHECK.
+    _rebuild_jobs(("attack", "train-victim", "profile", "repair")),
 )
 
 
