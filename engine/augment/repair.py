@@ -39,7 +39,7 @@ from engine.store.store import RunStore
 from engine.victim.model import Victim, load_victim
 from engine.victim.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, evaluate, train_victim
 
-__all__ = ["REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped", "Weakness", "repair_reports",
+__all__ = ["REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped", "Weakness", "both_profiled", "repair_reports",
            "repair_steps", "report_path", "run_repair", "weakest"]
 
 #: What the repair loop mines and measures on by default: pairs of training files the offline victim
@@ -130,7 +130,7 @@ class RepairReport:
         }
 
 
-def _both_right(before: Sequence[ProfilePair], after: Sequence[ProfilePair]) -> tuple[list[ProfilePair], list[ProfilePair]]:
+def both_profiled(before: Sequence[ProfilePair], after: Sequence[ProfilePair]) -> tuple[list[ProfilePair], list[ProfilePair]]:
     """The pairs both victims got right on (P, H), so both were profiled on them."""
     done = {(p.pair_index, p.setup) for p in before if p.status == "profiled"}
     common = done & {(p.pair_index, p.setup) for p in after if p.status == "profiled"}
@@ -199,7 +199,7 @@ def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Sett
     for k, source in enumerate(spec.held_out):
         first = profile(before, spec.victim, source, f"{spec.name}-before-{k}")
         second = profile(after, str(trained.folder), source, f"{spec.name}-after-{k}")
-        first, second = _both_right(first, second)
+        first, second = both_profiled(first, second)
         a, b = card_cells(first), card_cells(second)
         weak += weakest(source.name, a, b)
         cells[source.name] = {"before": [c.to_json() for c in a], "after": [c.to_json() for c in b]}
