@@ -24,8 +24,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from engine.api import get_settings  # noqa: E402
-from engine.augment.repair import MIN_PAIRS, both_profiled, weakest  # noqa: E402
-from engine.profile.card import card_cells  # noqa: E402
+from engine.augment.repair import MIN_PAIRS, compare_profiles  # noqa: E402
 from engine.store.store import RunStore  # noqa: E402
 from engine.victim.model import load_victim  # noqa: E402
 from engine.victim.training import OFFLINE_EVAL, DataSource, evaluate  # noqa: E402
@@ -50,38 +49,31 @@ def main() -> None:
     lines = ["# The repair loop on the offline victim", "",
              f"Before: `{args.victim_before}`; after: `{Path(args.victim_after).name}`. Failure rates on the held-out "
              "pairs both victims got right (so both were profiled on them).", ""]
-    found: dict[str, object] = {"cells": {}, "weakest": []}
-    pooled: tuple[list, list] = ([], [])
+    profiles = []
     for db, (before_name, after_name) in zip(args.db, args.pair):
         with RunStore.open(db) as store:
             before_run, after_run = store.profile_run(before_name), store.profile_run(after_name)
-            first, second = both_profiled(store.profile_pairs(before_run.id), store.profile_pairs(after_run.id))
-        pooled[0].extend(first)
-        pooled[1].extend(second)
-        a, b = card_cells(first), card_cells(second)
-        later = {(c.phenomenon, c.setup): c for c in b}
-        source = Path(before_run.data_path).name
-        weak = weakest(source, a, b)
-        found["weakest"] += [w.__dict__ | {"relative_drop": w.relative_drop} for w in weak]  # type: ignore[operator]
-        found["cells"][source] = {"before": [c.to_json() for c in a], "after": [c.to_json() for c in b]}  # type: ignore[index]
-        lines += [f"## {source} ({len(first)} (pair, setup) profiled by both)", "",
-                  "| phenomenon | setup | pairs | before | after | relative drop |", "|---|---|---|---|---|---|"]
-        for c in sorted(a, key=lambda c: (c.pairs < MIN_PAIRS, -c.failure_rate)):
-            if c.pairs < 5:
+            profiles.append((Path(before_run.data_path).name, store.profile_pairs(before_run.id),
+                             store.profile_pairs(after_run.id)))
+    weak, cells = compare_profiles(profiles)
+    found: dict[str, object] = {"cells": cells, "weakest": [w.__dict__ | {"relative_drop": w.relative_drop}
+                                                           for w in weak]}
+    for name, table in cells.items():
+        later = {(c["phenomenon"], c["setup"]): c for c in table["after"]}
+        lines += [f"## {name}", "", "| phenomenon | setup | pairs | before | after | relative drop |",
+                  "|---|---|---|---|---|---|"]
+        for c in sorted(table["before"], key=lambda c: (c["pairs"] < MIN_PAIRS, -c["failure_rate"])):
+            if c["pairs"] < 5:
                 continue
-            after = later.get((c.phenomenon, c.setup))
-            rate = after.failure_rate if after else 0.0
-            drop = f"{(c.failure_rate - rate) / c.failure_rate:.2f}" if c.failure_rate else "-"
-            lines.append(f"| {c.phenomenon} | {c.setup} | {c.pairs} | {c.failure_rate:.3f} | {rate:.3f} | {drop} |")
-        lines += ["", "The three cells it failed most on (20 pairs or more): "
-                  + "; ".join(f"{w.phenomenon} {w.setup} {w.before:.2f} → {w.after:.2f} ({w.relative_drop:.0%} fewer)"
-                              for w in weak), ""]
-    weak = weakest("all held-out files", card_cells(pooled[0]), card_cells(pooled[1]))
-    found["weakest_pooled"] = [w.__dict__ | {"relative_drop": w.relative_drop} for w in weak]
-    lines += [f"## Both files pooled ({len(pooled[0])} (pair, setup))", "",
-              "The three cells it failed most on (20 pairs or more): "
-              + "; ".join(f"{w.phenomenon} {w.setup} {w.before:.2f} → {w.after:.2f} ({w.relative_drop:.0%} fewer, "
-                          f"{w.pairs} pairs)" for w in weak), ""]
+            rate = later[(c["phenomenon"], c["setup"])]["failure_rate"] if (c["phenomenon"], c["setup"]) in later else 0.0
+            drop = f"{(c['failure_rate'] - rate) / c['failure_rate']:.2f}" if c["failure_rate"] else "-"
+            lines.append(f"| {c['phenomenon']} | {c['setup']} | {c['pairs']} | {c['failure_rate']:.3f} | {rate:.3f} | {drop} |")
+        lines.append("")
+    lines += ["## The three cells it failed most on (20 pairs or more)", "",
+              "| held-out | phenomenon | setup | pairs | before | after | relative drop |", "|---|---|---|---|---|---|---|"]
+    lines += [f"| {w.source} | {w.phenomenon} | {w.setup} | {w.pairs} | {w.before:.3f} | {w.after:.3f} | "
+              f"{w.relative_drop:.0%} |" for w in weak]
+    lines.append("")
     victims = {"before": load_victim(args.victim_before, settings=settings),
                "after": load_victim(args.victim_after, settings=settings)}
     sources = [DataSource.parse(s, settings.shared_data_dir) for s in OFFLINE_EVAL]

@@ -39,8 +39,8 @@ from engine.store.store import RunStore
 from engine.victim.model import Victim, load_victim
 from engine.victim.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, evaluate, train_victim
 
-__all__ = ["REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped", "Weakness", "both_profiled", "repair_reports",
-           "repair_steps", "report_path", "run_repair", "weakest"]
+__all__ = ["POOLED", "REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped", "Weakness",
+           "both_profiled", "compare_profiles", "repair_reports", "repair_steps", "report_path", "run_repair", "weakest"]
 
 #: What the repair loop mines and measures on by default: pairs of training files the offline victim
 #: never trained on, and the held-out pairs its report card profiles (docs/report-card.md).
@@ -149,6 +149,30 @@ def weakest(source: str, before: Sequence[CardCell], after: Sequence[CardCell], 
             for c in ranked[:count]]
 
 
+#: The source name of the cells pooled over every held-out file.
+POOLED = "all held-out files"
+
+
+def compare_profiles(profiles: Sequence[tuple[str, Sequence[ProfilePair], Sequence[ProfilePair]]],
+                     ) -> tuple[list[Weakness], dict[str, dict[str, list[dict[str, Any]]]]]:
+    """Per held-out file (name, the first victim's profiled pairs, the second's), and pooled over them
+    when there are several: the three weakest cells on the pairs both victims got right, and every
+    cell of both."""
+    weak: list[Weakness] = []
+    cells: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    pooled: tuple[list[ProfilePair], list[ProfilePair]] = ([], [])
+    for name, before, after in profiles:
+        first, second = both_profiled(before, after)
+        pooled[0].extend(first)
+        pooled[1].extend(second)
+        a, b = card_cells(first), card_cells(second)
+        weak += weakest(name, a, b)
+        cells[name] = {"before": [c.to_json() for c in a], "after": [c.to_json() for c in b]}
+    if len(profiles) > 1:
+        weak += weakest(POOLED, card_cells(pooled[0]), card_cells(pooled[1]))
+    return weak, cells
+
+
 def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Settings, *,
                augment_path: Path, progress: bool = True,
                on_step: Callable[[str], None] | None = None,
@@ -194,15 +218,9 @@ def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Sett
     accuracy_before = {name: round(evaluate(before, pairs).accuracy, 4) for name, pairs in clean.items()}
     accuracy_after = {name: round(evaluate(after, pairs).accuracy, 4) for name, pairs in clean.items()}
 
-    weak: list[Weakness] = []
-    cells: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for k, source in enumerate(spec.held_out):
-        first = profile(before, spec.victim, source, f"{spec.name}-before-{k}")
-        second = profile(after, str(trained.folder), source, f"{spec.name}-after-{k}")
-        first, second = both_profiled(first, second)
-        a, b = card_cells(first), card_cells(second)
-        weak += weakest(source.name, a, b)
-        cells[source.name] = {"before": [c.to_json() for c in a], "after": [c.to_json() for c in b]}
+    weak, cells = compare_profiles([(source.name, profile(before, spec.victim, source, f"{spec.name}-before-{k}"),
+                                     profile(after, str(trained.folder), source, f"{spec.name}-after-{k}"))
+                                    for k, source in enumerate(spec.held_out)])
     return RepairReport(augmentation, trained.folder, accuracy_before, accuracy_after, weak, cells)
 
 
