@@ -40,7 +40,7 @@ from engine.victim.model import Victim, load_victim
 from engine.victim.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, evaluate, train_victim
 
 __all__ = ["POOLED", "REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped", "Weakness",
-           "both_profiled", "compare_profiles", "repair_reports", "repair_steps", "report_path", "run_repair", "weakest"]
+           "augment_file", "both_profiled", "compare_profiles", "repair_reports", "repair_steps", "report_path", "run_repair", "weakest"]
 
 #: What the repair loop mines and measures on by default: pairs of training files the offline victim
 #: never trained on, and the held-out pairs its report card profiles (docs/report-card.md).
@@ -227,6 +227,11 @@ def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Sett
 def report_path(settings: Settings, name: str) -> Path:
     """Where loop ``name`` leaves its measurements (``NAME.report.json``) beside its training file."""
     return settings.data_dir / "augment" / f"{name}.report.json"
+
+
+def augment_file(settings: Settings, name: str) -> Path:
+    """Where loop ``name`` writes its training file (``NAME.jsonl``)."""
+    return settings.data_dir / "augment" / f"{name}.jsonl"
 
 
 def repair_reports(settings: Settings) -> dict[str, dict[str, Any]]:

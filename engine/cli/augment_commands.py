@@ -17,7 +17,15 @@ from engine.augment.export import (
     profile_examples,
     read_verdicts,
 )
-from engine.augment.repair import MIN_PAIRS, REPAIR_HELD_OUT, REPAIR_MINE, RepairSpec, report_path, run_repair
+from engine.augment.repair import (
+    MIN_PAIRS,
+    REPAIR_HELD_OUT,
+    REPAIR_MINE,
+    RepairSpec,
+    augment_file,
+    report_path,
+    run_repair,
+)
 from engine.core.errors import InputError
 from engine.core.settings import get_settings
 from engine.profile.runner import DEFAULT_BUDGET, profile_setups
@@ -93,9 +101,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
     spec = RepairSpec(args.name, args.victim or settings.victim, mine, held_out, profile_setups(args.setup),
                       args.budget, args.min_validity, args.output, epochs=args.epochs)
     attack = build(load_recipe(args.recipe, settings), Resources.of(settings))
-    augment_path = report_path(settings, args.name).with_suffix("").with_suffix(".jsonl")
     with RunStore.open(args.db or settings.db_path) as store:
-        report = run_repair(store, spec, attack, settings, augment_path=augment_path,
+        report = run_repair(store, spec, attack, settings, augment_path=augment_file(settings, args.name),
                             on_step=lambda line: print(f"[repair] {line}", flush=True))
     print(f"\nthe new victim: {report.victim_after}")
     print(format_table(["data", "accuracy before", "accuracy after"],

@@ -269,7 +269,7 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
     """Run one claimed repair job to its end (:func:`engine.augment.repair.run_repair`), reporting each
     step as the job's message and its count as progress; returns the final status."""
     from engine.augment.export import DEFAULT_MIN_VALIDITY
-    from engine.augment.repair import RepairSpec, RepairStopped, repair_steps, report_path, run_repair
+    from engine.augment.repair import RepairSpec, RepairStopped, augment_file, repair_steps, report_path, run_repair
     from engine.profile.runner import DEFAULT_BUDGET, profile_setups
 
     settings = resources.settings
@@ -293,7 +293,7 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
     attack = build(load_recipe(spec.get("recipe"), settings), resources)
     try:
         report = run_repair(store, repair, attack, settings, progress=False, on_step=on_step,
-                            augment_path=report_path(settings, job.run_name).with_suffix("").with_suffix(".jsonl"),
+                            augment_path=augment_file(settings, job.run_name),
                             should_stop=lambda: jobs.cancel_requested(store, job.id))
     except RepairStopped as exc:
         jobs.finish(store, job.id, "cancelled", str(exc))
