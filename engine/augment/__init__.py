@@ -10,13 +10,15 @@ from engine.augment.export import (
     AugmentExample,
     AugmentReport,
     attack_examples,
+    balance_anchors,
     export_augmentation,
     held_out_keys,
+    profile_anchors,
     profile_examples,
     read_verdicts,
 )
 from engine.data.augmented import describe_augmentation, read_augmentation
 
-__all__ = ["AugmentExample", "AugmentReport", "attack_examples", "export_augmentation", "held_out_keys",
-           "profile_examples", "read_verdicts", "describe_augmentation",
+__all__ = ["AugmentExample", "AugmentReport", "attack_examples", "balance_anchors", "export_augmentation",
+           "held_out_keys", "profile_anchors", "profile_examples", "read_verdicts", "describe_augmentation",
            "read_augmentation"]

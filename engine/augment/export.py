@@ -49,12 +49,13 @@ class AugmentExample:
     source_hypothesis: str
     source_label: str
     run: str
-    kind: str  # "attack" or "profile"
+    kind: str  # "attack", "profile", or "anchor" (a profile cell the victim got right)
     pair_index: int
     setup: str
     what: str  # the phenomenon (profile runs) or the operators (attack runs)
     validity: float | None
     judged: bool | None  # the study's verdict, None when nobody judged it
+    target_prob: float | None = None  # the victim's probability of the label (anchors: how near it came)
 
     @property
     def source_key(self) -> str:
@@ -69,7 +70,8 @@ class AugmentExample:
                 "source": {"run": self.run, "kind": self.kind, "pair_index": self.pair_index, "setup": self.setup,
                            "hypothesis": self.source_hypothesis, "label": self.source_label,
                            "key": self.source_key, "what": self.what},
-                "validity": self.validity, "judged": self.judged}
+                "validity": self.validity, "judged": self.judged,
+                **({"target_prob": self.target_prob} if self.kind == "anchor" else {})}
 
 
 @dataclass(frozen=True)
@@ -85,9 +87,11 @@ class AugmentReport:
     duplicates: int = 0
     by_what: dict[str, int] = field(default_factory=dict)
     by_label: dict[str, int] = field(default_factory=dict)
+    by_kind: dict[str, int] = field(default_factory=dict)
 
     def summary(self) -> str:
-        return (f"{self.kept} of {self.found} successful H* exported to {self.path}; dropped: {self.held_out} on "
+        anchors = f" ({self.by_kind['anchor']} of them anchors the victim got right)" if self.by_kind.get("anchor") else ""
+        return (f"{self.kept} of {self.found} H* exported to {self.path}{anchors}; dropped: {self.held_out} on "
                 f"held-out pairs, {self.judged_invalid} judged invalid, {self.low_validity} unjudged under the "
                 f"validity threshold, {self.duplicates} repeated")
 
@@ -143,6 +147,52 @@ def profile_examples(store: RunStore, name: str, verdicts: Verdicts | None = Non
     return out
 
 
+def profile_anchors(store: RunStore, name: str, verdicts: Verdicts | None = None) -> list[AugmentExample]:
+    """Each (pair, phenomenon) of profile run ``name`` that did *not* fool the victim, as an example: the
+    cell's hardest asked H* (the one with the lowest probability of the target label) with the setup's
+    target label. Trained beside the fooled ones (:func:`balance_anchors`), they keep a phenomenon
+    from becoming a label of its own: double negations that fooled the victim are all entailments (E2E),
+    and without neutral and contradicted double negations a victim learns "double negation means
+    entailment"."""
+    run = store.profile_run(name)
+    out = []
+    for pair in store.profile_pairs(run.id):
+        if pair.status != "profiled":
+            continue
+        setup = SETUPS[pair.setup]
+        for cell in pair.cells:
+            if not cell.fooled and cell.asked and cell.example:
+                out.append(AugmentExample(
+                    pair.premise, cell.example, setup.target_label, pair.hypothesis, pair.gold_label, run.name,
+                    "anchor", pair.pair_index, pair.setup, cell.phenomenon, cell.example_validity,
+                    (verdicts or {}).get((pair.premise, cell.example)), cell.example_target_prob))
+    return out
+
+
+def balance_anchors(fooled: Sequence[AugmentExample], anchors: Sequence[AugmentExample]) -> list[AugmentExample]:
+    """Of ``anchors``, as many per phenomenon as ``fooled`` has examples of it, taken in turn from each
+    target label, the label the fooled examples of that phenomenon have least first, and within a label
+    the hardest first (lowest probability of the target label, then the pair's index). A phenomenon
+    nothing fooled the victim on gets none: it has nothing to balance."""
+    wanted = Counter(e.what for e in fooled)
+    chosen: list[AugmentExample] = []
+    for what, count in sorted(wanted.items()):
+        by_label: dict[str, list[AugmentExample]] = {}
+        for a in sorted((a for a in anchors if a.what == what),
+                        key=lambda a: (1.0 if a.target_prob is None else a.target_prob, a.pair_index, a.setup)):
+            by_label.setdefault(a.label, []).append(a)
+        have = Counter(e.label for e in fooled if e.what == what)
+        order = sorted(by_label, key=lambda label: (have[label], LABELS.index(label)))
+        queues = [list(reversed(by_label[label])) for label in order]
+        picked = 0
+        while picked < count and any(queues):
+            for queue in queues:
+                if queue and picked < count:
+                    chosen.append(queue.pop())
+                    picked += 1
+    return chosen
+
+
 def attack_examples(store: RunStore, name: str, verdicts: Verdicts | None = None) -> list[AugmentExample]:
     """Each successful attack of run ``name`` as an example: H* with the run's target label."""
     run = store.run(name)
@@ -159,6 +209,17 @@ def attack_examples(store: RunStore, name: str, verdicts: Verdicts | None = None
     return out
 
 
+def dropped_because(example: AugmentExample, held_out: frozenset[str], min_validity: float) -> str | None:
+    """Why an example may not be trained on ("held_out", "judged_invalid", "low_validity"), or None."""
+    if example.source_key in held_out or example.key in held_out:
+        return "held_out"
+    if example.judged is False:
+        return "judged_invalid"
+    if example.judged is None and (example.validity is None or example.validity < min_validity):
+        return "low_validity"
+    return None
+
+
 def export_augmentation(examples: Sequence[AugmentExample], out: Path, held_out: frozenset[str],
                         min_validity: float = DEFAULT_MIN_VALIDITY) -> AugmentReport:
     """Write the examples worth training on to ``out`` (JSON Lines) and say what was dropped: those on
@@ -172,12 +233,9 @@ def export_augmentation(examples: Sequence[AugmentExample], out: Path, held_out:
     for example in examples:
         if example.label not in LABELS:
             raise InputError(f"{example.run}, pair {example.pair_index}: {example.label!r} is not an NLI label")
-        if example.source_key in held_out or example.key in held_out:
-            counts["held_out"] += 1
-        elif example.judged is False:
-            counts["judged_invalid"] += 1
-        elif example.judged is None and (example.validity is None or example.validity < min_validity):
-            counts["low_validity"] += 1
+        why = dropped_because(example, held_out, min_validity)
+        if why:
+            counts[why] += 1
         elif example.key in seen:
             counts["duplicates"] += 1
         else:
@@ -189,4 +247,5 @@ def export_augmentation(examples: Sequence[AugmentExample], out: Path, held_out:
     partial.replace(out)
     return AugmentReport(out, len(kept), len(examples), counts["held_out"], counts["low_validity"],
                          counts["judged_invalid"], counts["duplicates"],
-                         dict(Counter(e.what for e in kept).most_common()), dict(Counter(e.label for e in kept)))
+                         dict(Counter(e.what for e in kept).most_common()), dict(Counter(e.label for e in kept)),
+                         dict(Counter(e.kind for e in kept)))

@@ -4,7 +4,9 @@ that added, and profile both on held-out pairs, so the report card shows whether
 1. **Mine.** A profile run of the victim on each mining source (pairs it never trained on, from
    training files: SNLI test's TRAIN half, the fragments' train files).
 2. **Export.** Every phenomenon that fooled it on a pair becomes a training example (P, H*, target
-   label) when judged valid or estimated valid (:func:`engine.augment.export.export_augmentation`);
+   label) when judged valid or estimated valid (:func:`engine.augment.export.export_augmentation`),
+   with as many anchors per phenomenon: H* of the same phenomenon that the victim got right, other
+   labels first (:func:`engine.augment.export.balance_anchors`);
    any example whose source pair or (P, H*) is a held-out pair, or a pair of the recipe's evaluation
    files, is dropped.
 3. **Train.** The victim's training recipe with the file added (:class:`TrainConfig` ``augment``); its
@@ -28,7 +30,16 @@ from pathlib import Path
 from typing import Any
 
 from engine.attack.build import Attack
-from engine.augment.export import DEFAULT_MIN_VALIDITY, AugmentReport, export_augmentation, held_out_keys, profile_examples
+from engine.augment.export import (
+    DEFAULT_MIN_VALIDITY,
+    AugmentReport,
+    balance_anchors,
+    dropped_because,
+    export_augmentation,
+    held_out_keys,
+    profile_anchors,
+    profile_examples,
+)
 from engine.core.errors import InputError
 from engine.core.settings import Settings
 from engine.natlog.setups import Setup
@@ -61,7 +72,9 @@ MIN_PAIRS = 20
 class RepairSpec:
     """One repair loop: its name (a prefix of its runs and files), the victim, where H* are mined,
     the held-out sources both victims are profiled on, the setups, the budget per phenomenon, the
-    validity an unjudged H* needs, and where the new victim goes."""
+    validity an unjudged H* needs, where the new victim goes, and whether anchors are trained beside
+    what fooled the victim (:func:`engine.augment.export.balance_anchors`: per phenomenon as many H*
+    the victim got right, from the other labels first, so no phenomenon becomes a label of its own)."""
 
     name: str
     victim: str
@@ -75,6 +88,7 @@ class RepairSpec:
     train: tuple[str, ...] = OFFLINE_TRAIN
     evaluation: tuple[str, ...] = OFFLINE_EVAL
     epochs: float = TrainConfig.epochs
+    anchors: bool = True
 
 
 class RepairStopped(InputError):
@@ -120,7 +134,8 @@ class RepairReport:
                              "found": self.augmentation.found, "held_out": self.augmentation.held_out,
                              "low_validity": self.augmentation.low_validity,
                              "judged_invalid": self.augmentation.judged_invalid,
-                             "by_label": self.augmentation.by_label, "by_what": self.augmentation.by_what},
+                             "by_label": self.augmentation.by_label, "by_what": self.augmentation.by_what,
+                             "by_kind": self.augmentation.by_kind},
             "victim_after": str(self.victim_after),
             "accuracy_before": self.accuracy_before, "accuracy_after": self.accuracy_after,
             "weakest": [{"source": w.source, "phenomenon": w.phenomenon, "setup": w.setup, "pairs": w.pairs,
@@ -196,12 +211,15 @@ def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Sett
             raise RepairStopped(f"stopped on request during {run_name}; run the loop again to resume")
         return store.profile_pairs(report.run.id)
 
-    mined = []
+    mined, anchors = [], []
     for k, source in enumerate(spec.mine):
         profile(before, spec.victim, source, f"{spec.name}-mine-{k}")
         mined += profile_examples(store, f"{spec.name}-mine-{k}")
+        anchors += profile_anchors(store, f"{spec.name}-mine-{k}") if spec.anchors else []
     held = held_out_keys(spec.held_out + evaluation)
-    augmentation = export_augmentation(mined, augment_path, held, spec.min_validity)
+    fooled = [e for e in mined if dropped_because(e, held, spec.min_validity) is None]
+    chosen = balance_anchors(fooled, [a for a in anchors if dropped_because(a, held, spec.min_validity) is None])
+    augmentation = export_augmentation(mined + chosen, augment_path, held, spec.min_validity)
     if augmentation.kept == 0:
         raise InputError(f"no H* to train on: {augmentation.summary()}")
     say(f"exported: {augmentation.summary()}")

@@ -12,8 +12,11 @@ from engine.attack.recipe import load_recipe, recipe_names
 from engine.augment.export import (
     DEFAULT_MIN_VALIDITY,
     attack_examples,
+    balance_anchors,
+    dropped_because,
     export_augmentation,
     held_out_keys,
+    profile_anchors,
     profile_examples,
     read_verdicts,
 )
@@ -48,6 +51,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     a.add_argument("--held-out", action="append", default=[], metavar="SPEC",
                    help="data the victims are evaluated, profiled or attacked on later: PATH[,format=F][,split=S] "
                         "(repeatable; the offline recipe's evaluation files are always held out)")
+    a.add_argument("--anchors", action="store_true",
+                   help="also export, per phenomenon of the profile runs, as many H* the victim got right as fooled it, "
+                        "other labels first (so no phenomenon becomes a label of its own)")
     a.add_argument("--db", type=Path, default=None, help="the runs store (default: settings.db_path)")
     a.set_defaults(func=cmd_augment)
 
@@ -64,6 +70,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--budget", type=int, default=DEFAULT_BUDGET, help="candidates asked per phenomenon and pair")
     r.add_argument("--min-validity", type=float, default=DEFAULT_MIN_VALIDITY)
     r.add_argument("--epochs", type=float, default=TrainConfig.epochs)
+    r.add_argument("--no-anchors", action="store_true",
+                   help="train only on what fooled the victim (default: as many anchors per phenomenon beside it)")
     r.add_argument("--output", type=Path, default=None, help="the new victim's folder (default: models_dir/victim-NAME)")
     r.add_argument("--json", type=Path, default=None,
                    help="write the loop's measurements here too (always: data_dir/augment/NAME.report.json, which the "
@@ -76,13 +84,18 @@ def cmd_augment(args: argparse.Namespace) -> int:
     settings = get_settings()
     if not args.run and not args.profile:
         raise InputError("name at least one --run or --profile to export from")
+    if args.anchors and not args.profile:
+        raise InputError("--anchors needs a --profile run: attack runs keep no H* the victim got right")
     verdicts = read_verdicts(args.verdicts) if args.verdicts else None
     base = settings.shared_data_dir
     held = held_out_keys([DataSource.parse(s, base) for s in (*OFFLINE_EVAL, *args.held_out)])
     with RunStore.open(args.db or settings.db_path) as store:
         examples = [e for name in args.run for e in attack_examples(store, name, verdicts)]
         examples += [e for name in args.profile for e in profile_examples(store, name, verdicts)]
-    report = export_augmentation(examples, args.out, held, args.min_validity)
+        anchors = [e for name in args.profile for e in profile_anchors(store, name, verdicts)] if args.anchors else []
+    usable = [e for e in examples if dropped_because(e, held, args.min_validity) is None]
+    chosen = balance_anchors(usable, [a for a in anchors if dropped_because(a, held, args.min_validity) is None])
+    report = export_augmentation(examples + chosen, args.out, held, args.min_validity)
     print(report.summary())
     print(format_table(["phenomenon or operators", "examples"], [[k, v] for k, v in report.by_what.items()]))
     return 0
@@ -99,7 +112,7 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if args.budget < 1:
         raise InputError("--budget must be at least 1")
     spec = RepairSpec(args.name, args.victim or settings.victim, mine, held_out, profile_setups(args.setup),
-                      args.budget, args.min_validity, args.output, epochs=args.epochs)
+                      args.budget, args.min_validity, args.output, epochs=args.epochs, anchors=not args.no_anchors)
     attack = build(load_recipe(args.recipe, settings), Resources.of(settings))
     with RunStore.open(args.db or settings.db_path) as store:
         report = run_repair(store, spec, attack, settings, augment_path=augment_file(settings, args.name),

@@ -33,11 +33,12 @@ def read_augmentation(path: Path) -> list[dict[str, Any]]:
 
 def describe_augmentation(path: Path) -> dict[str, Any]:
     """What a victim's card records of an augmentation file: its examples by label, by phenomenon or
-    operators, by run, and how many were judged."""
+    operators, by run, by kind (attack, profile, or anchor), and how many were judged."""
     rows = read_augmentation(path)
     return {"examples": len(rows), "by_label": dict(Counter(r["gold_label"] for r in rows)),
             "by_what": dict(Counter(r["source"].get("what", "") for r in rows).most_common()),
             "runs": dict(Counter(r["source"].get("run", "") for r in rows)),
+            "by_kind": dict(Counter(r["source"].get("kind", "") for r in rows)),
             "judged_valid": sum(1 for r in rows if r.get("judged") is True)}
 
 

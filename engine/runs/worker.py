@@ -236,7 +236,8 @@ def execute_profile(store: RunStore, job: jobs.Job, resources: Resources) -> str
 
 REPAIR_JOB = "repair"
 #: The keys of a repair job's spec (the Runs page and ``engine repair`` fill the same parameters).
-REPAIR_KEYS = ("victim", "mine", "held_out", "setups", "budget", "min_validity", "recipe", "epochs", "train", "evaluation")
+REPAIR_KEYS = ("victim", "mine", "held_out", "setups", "budget", "min_validity", "recipe", "epochs", "train", "evaluation",
+               "anchors")
 
 
 def check_repair_spec(spec: dict[str, Any], base: Path) -> dict[str, Any]:
@@ -282,7 +283,8 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
                         float(spec["min_validity"]) if spec.get("min_validity") is not None else DEFAULT_MIN_VALIDITY,
                         epochs=float(spec.get("epochs") or TrainConfig.epochs),
                         train=tuple(spec.get("train") or OFFLINE_TRAIN),
-                        evaluation=tuple(spec.get("evaluation") or OFFLINE_EVAL))
+                        evaluation=tuple(spec.get("evaluation") or OFFLINE_EVAL),
+                        anchors=bool(spec.get("anchors", True)))
     total, done = repair_steps(repair), [0]
 
     def on_step(line: str) -> None:

@@ -413,7 +413,10 @@ def model_card_markdown(card: dict) -> str:
     for name, aug in card.get("augmentation", {}).items():
         labels = ", ".join(f"{n} {label}" for label, n in aug["by_label"].items())
         kinds = ", ".join(f"{what} {n}" for what, n in list(aug["by_what"].items())[:8])
-        lines.append(f"- augmented with `{name}` (`engine augment`): {aug['examples']} successful H* ({labels}; "
+        anchors = aug.get("by_kind", {}).get("anchor", 0)
+        what = f"H* ({aug['examples'] - anchors} that fooled the victim, {anchors} anchors it got right; " if anchors \
+            else "successful H* ("
+        lines.append(f"- augmented with `{name}` (`engine augment`): {aug['examples']} {what}{labels}; "
                      f"{aug['judged_valid']} judged valid by the study, the rest by the validity estimate) from "
                      f"runs {', '.join(aug['runs'])}; by phenomenon or operators: {kinds}")
     lines += [f"- dev split: {card['dev_pairs']} pairs held out of the mix above",

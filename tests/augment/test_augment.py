@@ -13,8 +13,10 @@ import pytest
 
 from engine.augment.export import (
     attack_examples,
+    balance_anchors,
     export_augmentation,
     held_out_keys,
+    profile_anchors,
     profile_examples,
     read_verdicts,
 )
@@ -104,6 +106,62 @@ def test_augment_keeps_valid_h_star_with_provenance_and_never_a_held_out_pair(tm
                                                             ("A kitten runs.", "contradiction")]
 
 
+def _anchor_store(db: Path) -> None:
+    """Double negations that fooled the victim on two entailed pairs, and that it got right on entailed,
+    neutral and contradicted pairs; one hypernym that fooled it and one it got right."""
+    dn = "double negation"
+    rows = (  # index, setup, gold, cells: (phenomenon, fooled, example, target probability, validity)
+        (0, "E2E", "entailment", ((dn, 1, "It is not true that no man sings.", 0.2, 0.9),
+                                  ("hypernym ↑", 1, "A person sings.", 0.3, 0.8))),
+        (1, "E2E", "entailment", ((dn, 1, "It is not true that no man runs.", 0.1, 0.9),)),
+        (2, "E2E", "entailment", ((dn, 0, "It is not true that no man swims.", 0.6, 0.9),)),
+        (3, "N2N", "neutral", ((dn, 0, "It is not true that no woman waits.", 0.7, 0.9),
+                               ("hypernym ↑", 0, "A person waits.", 0.8, 0.9))),
+        (4, "N2N", "neutral", ((dn, 0, "It is not true that no woman cries.", 0.5, 0.2),)),  # estimated invalid
+        (5, "C2C", "contradiction", ((dn, 0, "It is not true that no dog barks.", 0.9, 0.9),)),
+        (6, "C2C", "contradiction", ((dn, 0, "It is not true that no dog sleeps.", 0.55, 0.9),)))
+    with RunStore.open(db) as store:
+        run = store.start_profile_run("mine", "tiny", "train.tsv", "tsv", ["E2E", "C2C", "N2N"], 5, {})
+        for index, setup, gold, cells in rows:
+            store.record_profile_pair(run.id, ProfilePair(
+                index, setup, f"Premise {index}.", f"Hypothesis {index}.", gold, "profiled", (0.4, 0.3, 0.3),
+                tuple(ProfileCell(what, 3, 2, fooled, text, prob, validity, 0.1)
+                      for what, fooled, text, prob, validity in cells)))
+
+
+def test_anchors_balance_each_phenomenon_with_the_labels_it_did_not_fool_on(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "runs.sqlite"
+    _anchor_store(db)
+    with RunStore.open(db) as store:
+        fooled = profile_examples(store, "mine")
+        anchors = profile_anchors(store, "mine")
+    assert sorted(e.hypothesis for e in fooled) == ["A person sings.", "It is not true that no man runs.",
+                                                    "It is not true that no man sings."]
+    assert {a.kind for a in anchors} == {"anchor"} and len(anchors) == 6
+    chosen = balance_anchors(fooled, anchors)
+    # two double negations fooled it (both entailments): two anchors, neutral and contradiction before entailment,
+    # each the hardest of its label (the lowest probability of its target label)
+    assert [(a.label, a.hypothesis) for a in chosen if a.what == "double negation"] == [
+        ("neutral", "It is not true that no woman cries."), ("contradiction", "It is not true that no dog sleeps.")]
+    assert [a.hypothesis for a in chosen if a.what == "hypernym ↑"] == ["A person waits."]
+    # the export keeps what the rules keep: the estimated-invalid anchor is dropped like any other example
+    out = tmp_path / "aug.jsonl"
+    report = export_augmentation(fooled + chosen, out, frozenset(), min_validity=0.5)
+    assert (report.kept, report.low_validity, report.by_kind) == (5, 1, {"profile": 3, "anchor": 2})
+    rows = {r["sentence2"]: r for r in read_augmentation(out)}
+    assert rows["It is not true that no dog sleeps."]["gold_label"] == "contradiction"
+    assert rows["It is not true that no dog sleeps."]["source"]["kind"] == "anchor"
+    assert rows["It is not true that no dog sleeps."]["target_prob"] == 0.55
+    # the CLI filters before it balances, so the estimated-invalid anchor's place goes to the next hardest
+    assert cli_main(["augment", "--db", str(db), "--profile", "mine", "--out", str(out), "--anchors"]) == 0
+    assert "(3 of them anchors the victim got right)" in capsys.readouterr().out
+    labels = sorted((r["source"]["what"], r["gold_label"]) for r in read_augmentation(out) if r["source"]["kind"] == "anchor")
+    assert labels == [("double negation", "contradiction"), ("double negation", "neutral"), ("hypernym ↑", "neutral")]
+    assert cli_main(["augment", "--db", str(db), "--run", "mine", "--out", str(out), "--anchors"]) == 2
+    assert "--anchors needs a --profile run" in capsys.readouterr().err
+
+
 def test_engine_augment_cli_and_its_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "runs.sqlite"
     _store(db)
@@ -111,7 +169,7 @@ def test_engine_augment_cli_and_its_one_line_errors(tmp_path: Path, capsys: pyte
     assert cli_main(["augment", "--db", str(db), "--profile", "mine", "--run", "attacks", "--out", str(out),
                      "--min-validity", "0.75"]) == 0
     printed = capsys.readouterr().out
-    assert "4 of 7 successful H* exported" in printed and "hypernym ↑" in printed
+    assert "4 of 7 H* exported" in printed and "hypernym ↑" in printed
     assert len(read_augmentation(out)) == 4  # 0.8, 0.9, 0.95 and the held-in 0.9 cell; 0.7, 0.3 and 0.1 are under
     for argv, message in ((["--out", str(out)], "name at least one --run or --profile"),
                           (["--profile", "nope", "--out", str(out)], "no profile run named 'nope'"),
