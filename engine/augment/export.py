@@ -132,19 +132,7 @@ def held_out_keys(sources: Iterable[Any]) -> frozenset[str]:
 def profile_examples(store: RunStore, name: str, verdicts: Verdicts | None = None) -> list[AugmentExample]:
     """Each (pair, phenomenon) of profile run ``name`` that fooled the victim, as an example: the
     cell's H* with the setup's target label."""
-    run = store.profile_run(name)
-    out = []
-    for pair in store.profile_pairs(run.id):
-        if pair.status != "profiled":
-            continue
-        setup = SETUPS[pair.setup]
-        for cell in pair.cells:
-            if cell.fooled:
-                out.append(AugmentExample(
-                    pair.premise, cell.example, setup.target_label, pair.hypothesis, pair.gold_label, run.name,
-                    "profile", pair.pair_index, pair.setup, cell.phenomenon, cell.example_validity,
-                    (verdicts or {}).get((pair.premise, cell.example))))
-    return out
+    return _profile_cells(store, name, verdicts, fooled=True)
 
 
 def profile_anchors(store: RunStore, name: str, verdicts: Verdicts | None = None) -> list[AugmentExample]:
@@ -154,6 +142,12 @@ def profile_anchors(store: RunStore, name: str, verdicts: Verdicts | None = None
     from becoming a label of its own: double negations that fooled the victim are all entailments (E2E),
     and without neutral and contradicted double negations a victim learns "double negation means
     entailment"."""
+    return _profile_cells(store, name, verdicts, fooled=False)
+
+
+def _profile_cells(store: RunStore, name: str, verdicts: Verdicts | None, fooled: bool) -> list[AugmentExample]:
+    """The example of each cell of profile run ``name`` that fooled the victim (``fooled``) or did not,
+    with the setup's target label; an anchor keeps the victim's probability of that label."""
     run = store.profile_run(name)
     out = []
     for pair in store.profile_pairs(run.id):
@@ -161,11 +155,12 @@ def profile_anchors(store: RunStore, name: str, verdicts: Verdicts | None = None
             continue
         setup = SETUPS[pair.setup]
         for cell in pair.cells:
-            if not cell.fooled and cell.asked and cell.example:
+            if bool(cell.fooled) == fooled and cell.example:
                 out.append(AugmentExample(
                     pair.premise, cell.example, setup.target_label, pair.hypothesis, pair.gold_label, run.name,
-                    "anchor", pair.pair_index, pair.setup, cell.phenomenon, cell.example_validity,
-                    (verdicts or {}).get((pair.premise, cell.example)), cell.example_target_prob))
+                    "profile" if fooled else "anchor", pair.pair_index, pair.setup, cell.phenomenon,
+                    cell.example_validity, (verdicts or {}).get((pair.premise, cell.example)),
+                    None if fooled else cell.example_target_prob))
     return out
 
 
