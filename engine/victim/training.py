@@ -365,7 +365,10 @@ def train_victim(
     victim = HFVictim(model, tokenizer, LABELS, name=str(final), device=device)
     results = {"dev": asdict(evaluate(victim, dev))}
     for source in evaluation:
-        results[source.name] = asdict(evaluate(victim, source.load(config.seed)))
+        # a second sample of one file and split (the repair loop's held-out 320 beside the 2,000 evaluated
+        # pairs) is named with its size, not written over the first
+        name = source.name if source.name not in results else f"{source.name} ({source.limit or 'all'} pairs)"
+        results[name] = asdict(evaluate(victim, source.load(config.seed)))
     # the source pairs of augmented H* count as trained on: attacks and profiles leave them out too
     trained = {pair_key(p.premise, p.hypothesis) for p in train} | {key for path in config.augment
                                                                      for key in source_keys(path)}

@@ -198,7 +198,12 @@ def test_training_with_an_augmentation_file_records_it_and_its_sources(shared_da
                        train=(DataSource(shared_data / "sick_corrected.tsv", "sick", "TRAIN", 40),))
     assert "augment" not in base.key()  # a recipe without augmentation keeps the key it always had
     config = dataclasses.replace(base, augment=(aug,))
-    card = train_victim(config, tmp_settings, tmp_path / "victim", progress=False).card
+    sick_test = shared_data / "sick_corrected.tsv"
+    evaluation = (DataSource(sick_test, "sick", "TEST", 30), DataSource(sick_test, "sick", "TEST", 12))
+    card = train_victim(config, tmp_settings, tmp_path / "victim", evaluation, progress=False).card
+    # two samples of one file and split are both on the card, the second named with its size
+    assert card["accuracy"][evaluation[0].name]["pairs"] == 30
+    assert card["accuracy"][f"{evaluation[0].name} (12 pairs)"]["pairs"] == 12
     assert card["train_pairs"] == 38 + 3 and card["config"]["augment"][0]["file"] == "aug.jsonl"
     assert card["augmentation"]["aug.jsonl"]["by_what"] == {"hypernym ↑": 2, "hyponym ↑": 1}
     assert "augmented with `aug.jsonl`" in (tmp_path / "victim" / "README.md").read_text()
