@@ -24,6 +24,7 @@ from engine.augment.repair import (
     MIN_PAIRS,
     REPAIR_HELD_OUT,
     REPAIR_MINE,
+    RepairReport,
     RepairSpec,
     augment_file,
     report_path,
@@ -117,16 +118,23 @@ def cmd_repair(args: argparse.Namespace) -> int:
     with RunStore.open(args.db or settings.db_path) as store:
         report = run_repair(store, spec, attack, settings, augment_path=augment_file(settings, args.name),
                             on_step=lambda line: print(f"[repair] {line}", flush=True))
-    print(f"\nthe new victim: {report.victim_after}")
-    print(format_table(["data", "accuracy before", "accuracy after"],
-                       [[name, report.accuracy_before[name], report.accuracy_after.get(name)]
-                        for name in report.accuracy_before]))
-    print(f"\nthe three phenomena the victim failed most on, per held-out file (cells of {MIN_PAIRS} pairs or more, "
-          "pairs both victims got right):")
-    print(format_table(["data", "phenomenon", "setup", "pairs", "before", "after", "relative drop"],
-                       [[w.source, w.phenomenon, w.setup, w.pairs, w.before, w.after, w.relative_drop]
-                        for w in report.weakest], ratios=frozenset({"before", "after", "relative drop"})))
+    print(format_repair_report(report))
     for path in (report_path(settings, args.name), args.json):
         if path is not None:
             path.write_text(json.dumps(report.to_json(), ensure_ascii=False, indent=1), encoding="utf-8")
     return 0
+
+
+def format_repair_report(report: RepairReport) -> str:
+    """What ``engine repair`` prints at its end: the new victim, both victims' clean accuracy and the
+    three cells the first failed most on, per held-out file and pooled."""
+    return "\n".join((
+        f"\nthe new victim: {report.victim_after}",
+        format_table(["data", "accuracy before", "accuracy after"],
+                     [[name, report.accuracy_before[name], report.accuracy_after.get(name)]
+                      for name in report.accuracy_before], ratios=frozenset({"accuracy before", "accuracy after"})),
+        f"\nthe three phenomena the victim failed most on, per held-out file (cells of {MIN_PAIRS} pairs or more, "
+        "pairs both victims got right):",
+        format_table(["data", "phenomenon", "setup", "pairs", "before", "after", "relative drop"],
+                     [[w.source, w.phenomenon, w.setup, w.pairs, w.before, w.after, w.relative_drop]
+                      for w in report.weakest], ratios=frozenset({"before", "after", "relative drop"}))))

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from engine.augment.export import (
+    AugmentReport,
     attack_examples,
     balance_anchors,
     export_augmentation,
@@ -20,8 +21,9 @@ from engine.augment.export import (
     profile_examples,
     read_verdicts,
 )
-from engine.augment.repair import RepairSpec, run_repair, weakest
+from engine.augment.repair import RepairReport, RepairSpec, Weakness, run_repair, weakest
 from engine.cli import main as cli_main
+from engine.cli.augment_commands import format_repair_report
 from engine.core.errors import InputError
 from engine.data.augmented import read_augmentation
 from engine.data.readers import pair_key, read_pairs
@@ -213,6 +215,15 @@ def test_training_with_an_augmentation_file_records_it_and_its_sources(shared_da
     assert pair_key("A man plays a red guitar.", "A person plays a guitar.") in trained
     assert pair_key("A man plays a red guitar.", "A man plays a guitar.") in trained
     assert pair_key("Held out premise.", "Held out hypothesis.") in trained  # it was not held out here
+
+
+def test_engine_repair_prints_accuracy_and_failure_rates_to_three_decimals(tmp_path: Path) -> None:
+    report = RepairReport(AugmentReport(tmp_path / "aug.jsonl", 2, 2), tmp_path / "victim-after",
+                          {"snli_test.tsv:TEST (2000)": 0.6812}, {"snli_test.tsv:TEST (2000)": 0.7077},
+                          [Weakness("snli_test.tsv:TEST", "hypernym ↑", "E2E", 63, 0.7302, 0.4127)])
+    printed = format_repair_report(report)
+    assert "| snli_test.tsv:TEST (2000) | 0.681 | 0.708 |" in printed  # not 0.7 and 0.7
+    assert "| snli_test.tsv:TEST | hypernym ↑ | E2E | 63 | 0.730 | 0.413 | 0.435 |" in printed
 
 
 def test_train_victim_refuses_a_file_that_is_not_an_augmentation(tmp_path: Path, capsys) -> None:
