@@ -205,12 +205,20 @@ def attack_examples(store: RunStore, name: str, verdicts: Verdicts | None = None
 
 
 def dropped_because(example: AugmentExample, held_out: frozenset[str], min_validity: float) -> str | None:
-    """Why an example may not be trained on ("held_out", "judged_invalid", "low_validity"), or None."""
+    """Why an example may not be trained on ("held_out", "judged_invalid", "low_validity"), or None.
+
+    An anchor needs no validity estimate: the victim already gives it its label, so training on it
+    keeps an answer rather than teaching a new one, and the estimate's doubt about a label is mostly
+    doubt about the source pair's (neutral pairs above all, whose double negations it puts at 0.375
+    where the entailed and contradicted ones are at 0.86: with the threshold no neutral double
+    negation was left to anchor, and the victim learnt "double negation means not neutral"). A judged
+    invalid anchor is still dropped, and a held-out one always."""
     if example.source_key in held_out or example.key in held_out:
         return "held_out"
     if example.judged is False:
         return "judged_invalid"
-    if example.judged is None and (example.validity is None or example.validity < min_validity):
+    if example.judged is None and example.kind != "anchor" and (example.validity is None
+                                                                 or example.validity < min_validity):
         return "low_validity"
     return None
 

@@ -119,7 +119,7 @@ def _anchor_store(db: Path) -> None:
         (2, "E2E", "entailment", ((dn, 0, "It is not true that no man swims.", 0.6, 0.9),)),
         (3, "N2N", "neutral", ((dn, 0, "It is not true that no woman waits.", 0.7, 0.9),
                                ("hypernym ↑", 0, "A person waits.", 0.8, 0.9))),
-        (4, "N2N", "neutral", ((dn, 0, "It is not true that no woman cries.", 0.5, 0.2),)),  # estimated invalid
+        (4, "N2N", "neutral", ((dn, 0, "It is not true that no woman cries.", 0.5, 0.2),)),  # estimated at 0.2
         (5, "C2C", "contradiction", ((dn, 0, "It is not true that no dog barks.", 0.9, 0.9),)),
         (6, "C2C", "contradiction", ((dn, 0, "It is not true that no dog sleeps.", 0.55, 0.9),)))
     with RunStore.open(db) as store:
@@ -147,15 +147,16 @@ def test_anchors_balance_each_phenomenon_with_the_labels_it_did_not_fool_on(tmp_
     assert [(a.label, a.hypothesis) for a in chosen if a.what == "double negation"] == [
         ("neutral", "It is not true that no woman cries."), ("contradiction", "It is not true that no dog sleeps.")]
     assert [a.hypothesis for a in chosen if a.what == "hypernym ↑"] == ["A person waits."]
-    # the export keeps what the rules keep: the estimated-invalid anchor is dropped like any other example
+    # an anchor needs no validity estimate (the victim already answers its label): the one estimated at 0.2 is
+    # kept, where a fooling H* estimated that low would not be; a held-out anchor is still dropped
     out = tmp_path / "aug.jsonl"
-    report = export_augmentation(fooled + chosen, out, frozenset(), min_validity=0.5)
-    assert (report.kept, report.low_validity, report.by_kind) == (5, 1, {"profile": 3, "anchor": 2})
+    low = dataclasses.replace(fooled[0], validity=0.2)
+    report = export_augmentation([*fooled[1:], low, *chosen], out, frozenset({chosen[-1].source_key}), min_validity=0.5)
+    assert (report.kept, report.low_validity, report.held_out, report.by_kind) == (4, 1, 1, {"profile": 2, "anchor": 2})
     rows = {r["sentence2"]: r for r in read_augmentation(out)}
-    assert rows["It is not true that no dog sleeps."]["gold_label"] == "contradiction"
-    assert rows["It is not true that no dog sleeps."]["source"]["kind"] == "anchor"
-    assert rows["It is not true that no dog sleeps."]["target_prob"] == 0.55
-    # the CLI filters before it balances, so the estimated-invalid anchor's place goes to the next hardest
+    assert rows["It is not true that no woman cries."]["gold_label"] == "neutral"
+    assert rows["It is not true that no woman cries."]["source"]["kind"] == "anchor"
+    assert rows["It is not true that no woman cries."]["target_prob"] == 0.5
     assert cli_main(["augment", "--db", str(db), "--profile", "mine", "--out", str(out), "--anchors"]) == 0
     assert "(3 of them anchors the victim got right)" in capsys.readouterr().out
     labels = sorted((r["source"]["what"], r["gold_label"]) for r in read_augmentation(out) if r["source"]["kind"] == "anchor")
