@@ -174,8 +174,11 @@ if loops:
                "trained with the H* that fooled it, both profiled on held-out pairs. Rates are on the held-out "
                "pairs both victims got right.")
     for loop, found in loops.items():
+        augmentation = found.get("augmentation", {})
+        anchors = int(augmentation.get("by_kind", {}).get("anchor", 0))
         st.markdown(f"**{md_escape(loop)}**: new victim `{md_escape(found.get('victim_after', ''))}`, "
-                    f"{found.get('augmentation', {}).get('kept', 0)} H* trained on")
+                    f"{int(augmentation.get('kept', 0))} H* trained on"
+                    + (f" ({anchors} of them anchors the victim got right)" if anchors else ""))
         st.dataframe(pd.DataFrame(found.get("weakest", [])), width="stretch", hide_index=True)
         before, after = found.get("accuracy_before", {}), found.get("accuracy_after", {})
         st.dataframe(pd.DataFrame([{"data": name, "accuracy before": acc, "accuracy after": after.get(name)}

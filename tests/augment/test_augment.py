@@ -331,7 +331,7 @@ def test_the_report_card_shows_the_augmentation_and_the_repair_loops(tmp_path: P
         "runs": {"mine-<i>0</i>": 115}, "judged_valid": 0}}}), encoding="utf-8")
     (tmp_path / "var" / "augment").mkdir(parents=True)
     (tmp_path / "var" / "augment" / "loop.report.json").write_text(json.dumps({
-        "victim_after": str(victim), "augmentation": {"kept": 115},
+        "victim_after": str(victim), "augmentation": {"kept": 115, "by_kind": {"profile": 70, "anchor": 45}},
         "weakest": [{"source": "snli", "phenomenon": "double negation", "setup": "E2E", "pairs": 60, "before": 1.0,
                      "after": 0.2, "relative_drop": 0.8}],
         "accuracy_before": {"snli": 0.679}, "accuracy_after": {"snli": 0.675}}), encoding="utf-8")
@@ -353,6 +353,7 @@ def test_the_report_card_shows_the_augmentation_and_the_repair_loops(tmp_path: P
     (note,) = [i.value for i in app.info if "augmentation" in i.value]
     assert "115 successful H*" in note and r"mine\-\<i\>0\<\/i\>" in note and "double negation 55" in note
     assert "Repair loops" in [h.value for h in app.header]
+    assert any("115 H* trained on (45 of them anchors the victim got right)" in m.value for m in app.markdown)
     weak = next(f.value for f in app.dataframe if "relative_drop" in f.value.columns)
     assert weak.iloc[0][["phenomenon", "before", "after"]].tolist() == ["double negation", 1.0, 0.2]
     get_settings.cache_clear()
