@@ -24,13 +24,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from engine.api import get_settings  # noqa: E402
-from engine.augment.repair import MIN_PAIRS, compare_profiles  # noqa: E402
+from engine.augment.repair import FRAGMENT_NAMES, MIN_PAIRS, compare_profiles  # noqa: E402
 from engine.store.store import RunStore  # noqa: E402
 from engine.victim.model import load_victim  # noqa: E402
 from engine.victim.training import OFFLINE_EVAL, DataSource, evaluate  # noqa: E402
-
-FRAGMENTS = ("boolean", "comparative", "conditional", "counting", "monotonicity_hard", "monotonicity_simple",
-             "negation", "quantifier")
 
 
 def main() -> None:
@@ -78,7 +75,7 @@ def main() -> None:
                "after": load_victim(args.victim_after, settings=settings)}
     sources = [DataSource.parse(s, settings.shared_data_dir) for s in OFFLINE_EVAL]
     sources += [DataSource(settings.shared_data_dir / "semantic_fragments" / f / "dev.tsv", "tsv", None, args.fragments_limit)
-                for f in FRAGMENTS]
+                for f in FRAGMENT_NAMES]
     accuracy: dict[str, dict[str, float]] = {}
     for source in tqdm(sources, desc="clean accuracy", unit="file"):
         pairs = source.load(13)

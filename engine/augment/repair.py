@@ -13,7 +13,8 @@ that added, and profile both on held-out pairs, so the report card shows whether
    model card records the augmentation, and its trained-pairs list the mined source pairs.
 4. **Measure.** Both victims profiled on the same held-out pairs; the three phenomena the first
    failed most on (cells of at least ``min_pairs`` pairs), their failure rates before and after on
-   the pairs both victims got right, and both victims' clean accuracy.
+   the pairs both victims got right, and both victims' clean accuracy (evaluation and held-out
+   files, and the semantic fragments' dev files where the data has them).
 
 Every step is resumable: the profile runs resume by name, and a trained victim whose card records
 the same recipe is reused.
@@ -50,8 +51,9 @@ from engine.store.store import RunStore
 from engine.victim.model import Victim, load_victim
 from engine.victim.training import OFFLINE_EVAL, OFFLINE_TRAIN, DataSource, TrainConfig, evaluate, train_victim
 
-__all__ = ["POOLED", "REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped", "Weakness",
-           "augment_file", "both_profiled", "compare_profiles", "repair_reports", "repair_steps", "report_path", "run_repair", "weakest"]
+__all__ = ["FRAGMENT_NAMES", "POOLED", "REPAIR_HELD_OUT", "REPAIR_MINE", "RepairReport", "RepairSpec", "RepairStopped",
+           "Weakness", "augment_file", "both_profiled", "compare_profiles", "repair_fragments", "repair_reports",
+           "repair_steps", "report_path", "run_repair", "weakest"]
 
 #: What the repair loop mines and measures on by default: pairs of training files the offline victim
 #: never trained on, and the held-out pairs its report card profiles (docs/report-card.md).
@@ -63,6 +65,19 @@ REPAIR_HELD_OUT = (
     "snli_test.tsv,format=tsv,split=TEST,limit=320",
     "semantic_fragments/monotonicity_simple/dev.tsv,format=tsv,limit=200",
 )
+
+#: The semantic-fragments dev files both victims' clean accuracy is also read on, where the shared
+#: data has them (Richardson et al.'s eight fragments, 500 pairs each).
+FRAGMENT_NAMES = ("boolean", "comparative", "conditional", "counting", "monotonicity_hard", "monotonicity_simple",
+                  "negation", "quantifier")
+FRAGMENT_LIMIT = 500
+
+
+def repair_fragments(base: Path) -> tuple[DataSource, ...]:
+    """The fragments' dev files under the shared data folder ``base`` that exist, as scored sources."""
+    paths = (base / "semantic_fragments" / name / "dev.tsv" for name in FRAGMENT_NAMES)
+    return tuple(DataSource(path, "tsv", None, FRAGMENT_LIMIT) for path in paths if path.is_file())
+
 
 #: Cells this small say little; the loop's "three phenomena it failed most" need this many pairs.
 MIN_PAIRS = 20
@@ -89,6 +104,8 @@ class RepairSpec:
     evaluation: tuple[str, ...] = OFFLINE_EVAL
     epochs: float = TrainConfig.epochs
     anchors: bool = True
+    #: more files both victims' clean accuracy is read on (the fragments: :func:`repair_fragments`)
+    scored: tuple[DataSource, ...] = ()
 
 
 class RepairStopped(InputError):
@@ -232,7 +249,8 @@ def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Sett
                            should_stop=should_stop)
     after = load_victim(str(trained.folder), settings=settings)
     say("clean accuracy of both victims")
-    clean = {f"{source.name} ({source.limit or 'all'})": source.load(config.seed) for source in evaluation + spec.held_out}
+    clean = {f"{source.name} ({source.limit or 'all'})": source.load(config.seed)
+             for source in evaluation + spec.held_out + spec.scored}
     accuracy_before = {name: round(evaluate(before, pairs).accuracy, 4) for name, pairs in clean.items()}
     accuracy_after = {name: round(evaluate(after, pairs).accuracy, 4) for name, pairs in clean.items()}
 

@@ -27,6 +27,7 @@ from engine.augment.repair import (
     RepairReport,
     RepairSpec,
     augment_file,
+    repair_fragments,
     report_path,
     run_repair,
 )
@@ -113,7 +114,8 @@ def cmd_repair(args: argparse.Namespace) -> int:
     if args.budget < 1:
         raise InputError("--budget must be at least 1")
     spec = RepairSpec(args.name, args.victim or settings.victim, mine, held_out, profile_setups(args.setup),
-                      args.budget, args.min_validity, args.output, epochs=args.epochs, anchors=not args.no_anchors)
+                      args.budget, args.min_validity, args.output, epochs=args.epochs, anchors=not args.no_anchors,
+                      scored=repair_fragments(base))
     attack = build(load_recipe(args.recipe, settings), Resources.of(settings))
     with RunStore.open(args.db or settings.db_path) as store:
         report = run_repair(store, spec, attack, settings, augment_path=augment_file(settings, args.name),

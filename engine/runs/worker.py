@@ -237,7 +237,7 @@ def execute_profile(store: RunStore, job: jobs.Job, resources: Resources) -> str
 REPAIR_JOB = "repair"
 #: The keys of a repair job's spec (the Runs page and ``engine repair`` fill the same parameters).
 REPAIR_KEYS = ("victim", "mine", "held_out", "setups", "budget", "min_validity", "recipe", "epochs", "train", "evaluation",
-               "anchors")
+               "anchors", "fragments")
 
 
 def check_repair_spec(spec: dict[str, Any], base: Path) -> dict[str, Any]:
@@ -270,7 +270,15 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
     """Run one claimed repair job to its end (:func:`engine.augment.repair.run_repair`), reporting each
     step as the job's message and its count as progress; returns the final status."""
     from engine.augment.export import DEFAULT_MIN_VALIDITY
-    from engine.augment.repair import RepairSpec, RepairStopped, augment_file, repair_steps, report_path, run_repair
+    from engine.augment.repair import (
+        RepairSpec,
+        RepairStopped,
+        augment_file,
+        repair_fragments,
+        repair_steps,
+        report_path,
+        run_repair,
+    )
     from engine.profile.runner import DEFAULT_BUDGET, profile_setups
 
     settings = resources.settings
@@ -284,7 +292,8 @@ def execute_repair(store: RunStore, job: jobs.Job, resources: Resources) -> str:
                         epochs=float(spec.get("epochs") or TrainConfig.epochs),
                         train=tuple(spec.get("train") or OFFLINE_TRAIN),
                         evaluation=tuple(spec.get("evaluation") or OFFLINE_EVAL),
-                        anchors=bool(spec.get("anchors", True)))
+                        anchors=bool(spec.get("anchors", True)),
+                        scored=repair_fragments(base) if spec.get("fragments", True) else ())
     total, done = repair_steps(repair), [0]
 
     def on_step(line: str) -> None:

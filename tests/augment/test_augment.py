@@ -240,7 +240,7 @@ def test_the_repair_loop_never_trains_on_a_pair_it_profiles_afterwards(shared_da
     pairs with a tiny victim and a tiny backbone: mine, export, train, profile both victims on the
     held-out pairs; the job reports each step and leaves its measurements for the Report card."""
     from engine.attack.build import Resources
-    from engine.augment.repair import repair_reports
+    from engine.augment.repair import repair_fragments, repair_reports
     from engine.runs.worker import REPAIR_JOB, check_repair_spec, run_worker
     from engine.store import jobs
 
@@ -278,7 +278,11 @@ def test_the_repair_loop_never_trains_on_a_pair_it_profiles_afterwards(shared_da
     assert trained and not (trained & profiled) and not ({r["source"]["key"] for r in rows} & held)
     assert {r["sentence2"] for r in rows}.isdisjoint({p.hypothesis for p in read_pairs(tmp_path / "held.tsv", "tsv")})
     assert {(p.pair_index, p.setup) for p in before} == {(p.pair_index, p.setup) for p in after}  # the same pairs
-    assert set(report["accuracy_before"]) == set(report["accuracy_after"]) and len(report["accuracy_before"]) == 2
+    # clean accuracy on the evaluation and held-out files, and on each semantic fragment's dev file the data has
+    fragments = repair_fragments(settings.shared_data_dir)
+    assert set(report["accuracy_before"]) == set(report["accuracy_after"])
+    assert len(report["accuracy_before"]) == 2 + len(fragments)
+    assert all(f"{f.name} (500)" in report["accuracy_after"] for f in fragments)
     card = json.loads((Path(report["victim_after"]) / "training.json").read_text())
     assert card["augmentation"]["loop.jsonl"]["examples"] == len(rows)
     assert load_victim(report["victim_after"], settings=settings).labels == ("entailment", "neutral", "contradiction")
