@@ -16,9 +16,10 @@ from engine.augment.export import (
     profile_anchors,
     profile_examples,
     read_verdicts,
+    with_anchors,
 )
 from engine.data.augmented import describe_augmentation, read_augmentation
 
 __all__ = ["AugmentExample", "AugmentReport", "attack_examples", "balance_anchors", "export_augmentation",
-           "held_out_keys", "profile_anchors", "profile_examples", "read_verdicts", "describe_augmentation",
-           "read_augmentation"]
+           "held_out_keys", "profile_anchors", "profile_examples", "read_verdicts", "with_anchors",
+           "describe_augmentation", "read_augmentation"]

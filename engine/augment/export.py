@@ -188,6 +188,14 @@ def balance_anchors(fooled: Sequence[AugmentExample], anchors: Sequence[AugmentE
     return chosen
 
 
+def with_anchors(examples: Sequence[AugmentExample], anchors: Sequence[AugmentExample], held_out: frozenset[str],
+                 min_validity: float = DEFAULT_MIN_VALIDITY) -> list[AugmentExample]:
+    """``examples`` and, balanced against those of them the export keeps, the anchors it may keep
+    (:func:`balance_anchors`): what :func:`export_augmentation` is given when anchors are wanted."""
+    usable = [e for e in examples if dropped_because(e, held_out, min_validity) is None]
+    return [*examples, *balance_anchors(usable, [a for a in anchors if dropped_because(a, held_out, min_validity) is None])]
+
+
 def attack_examples(store: RunStore, name: str, verdicts: Verdicts | None = None) -> list[AugmentExample]:
     """Each successful attack of run ``name`` as an example: H* with the run's target label."""
     run = store.run(name)

@@ -34,12 +34,11 @@ from engine.attack.build import Attack
 from engine.augment.export import (
     DEFAULT_MIN_VALIDITY,
     AugmentReport,
-    balance_anchors,
-    dropped_because,
     export_augmentation,
     held_out_keys,
     profile_anchors,
     profile_examples,
+    with_anchors,
 )
 from engine.core.errors import InputError
 from engine.core.settings import Settings
@@ -234,9 +233,8 @@ def run_repair(store: RunStore, spec: RepairSpec, attack: Attack, settings: Sett
         mined += profile_examples(store, f"{spec.name}-mine-{k}")
         anchors += profile_anchors(store, f"{spec.name}-mine-{k}") if spec.anchors else []
     held = held_out_keys(spec.held_out + evaluation)
-    fooled = [e for e in mined if dropped_because(e, held, spec.min_validity) is None]
-    chosen = balance_anchors(fooled, [a for a in anchors if dropped_because(a, held, spec.min_validity) is None])
-    augmentation = export_augmentation(mined + chosen, augment_path, held, spec.min_validity)
+    augmentation = export_augmentation(with_anchors(mined, anchors, held, spec.min_validity), augment_path, held,
+                                       spec.min_validity)
     if augmentation.kept == 0:
         raise InputError(f"no H* to train on: {augmentation.summary()}")
     say(f"exported: {augmentation.summary()}")

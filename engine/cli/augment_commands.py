@@ -12,13 +12,12 @@ from engine.attack.recipe import load_recipe, recipe_names
 from engine.augment.export import (
     DEFAULT_MIN_VALIDITY,
     attack_examples,
-    balance_anchors,
-    dropped_because,
     export_augmentation,
     held_out_keys,
     profile_anchors,
     profile_examples,
     read_verdicts,
+    with_anchors,
 )
 from engine.augment.repair import (
     MIN_PAIRS,
@@ -95,9 +94,8 @@ def cmd_augment(args: argparse.Namespace) -> int:
         examples = [e for name in args.run for e in attack_examples(store, name, verdicts)]
         examples += [e for name in args.profile for e in profile_examples(store, name, verdicts)]
         anchors = [e for name in args.profile for e in profile_anchors(store, name, verdicts)] if args.anchors else []
-    usable = [e for e in examples if dropped_because(e, held, args.min_validity) is None]
-    chosen = balance_anchors(usable, [a for a in anchors if dropped_because(a, held, args.min_validity) is None])
-    report = export_augmentation(examples + chosen, args.out, held, args.min_validity)
+    report = export_augmentation(with_anchors(examples, anchors, held, args.min_validity), args.out, held,
+                                 args.min_validity)
     print(report.summary())
     print(format_table(["phenomenon or operators", "examples"], [[k, v] for k, v in report.by_what.items()]))
     return 0
