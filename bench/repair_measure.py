@@ -14,6 +14,7 @@ short: a partial "after" run is compared on the pairs it reached), and writes a 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from engine.api import get_settings  # noqa: E402
-from engine.augment.repair import FRAGMENT_NAMES, MIN_PAIRS, compare_profiles  # noqa: E402
+from engine.augment.repair import MIN_PAIRS, compare_profiles, repair_fragments  # noqa: E402
 from engine.store.store import RunStore  # noqa: E402
 from engine.victim.model import load_victim  # noqa: E402
 from engine.victim.training import OFFLINE_EVAL, DataSource, evaluate  # noqa: E402
@@ -74,8 +75,7 @@ def main() -> None:
     victims = {"before": load_victim(args.victim_before, settings=settings),
                "after": load_victim(args.victim_after, settings=settings)}
     sources = [DataSource.parse(s, settings.shared_data_dir) for s in OFFLINE_EVAL]
-    sources += [DataSource(settings.shared_data_dir / "semantic_fragments" / f / "dev.tsv", "tsv", None, args.fragments_limit)
-                for f in FRAGMENT_NAMES]
+    sources += [dataclasses.replace(s, limit=args.fragments_limit) for s in repair_fragments(settings.shared_data_dir)]
     accuracy: dict[str, dict[str, float]] = {}
     for source in tqdm(sources, desc="clean accuracy", unit="file"):
         pairs = source.load(13)

@@ -74,8 +74,8 @@ for number, (victim, owned) in enumerate(victims.items()):
     trained = model_card(victim, get_settings()) or {}
     for name, aug in (trained.get("augmentation") or {}).items():
         anchors = aug.get("by_kind", {}).get("anchor", 0)
-        what = f"H* ({anchors} of them anchors the victim got right)" if anchors else "successful H*"
-        st.info(f"Trained with augmentation {md_escape(name)}: {aug['examples']} {what} of "
+        examples = f"H* ({anchors} of them anchors the victim got right)" if anchors else "successful H*"
+        st.info(f"Trained with augmentation {md_escape(name)}: {aug['examples']} {examples} of "
                 f"{md_escape(', '.join(aug['runs']))} ({aug['judged_valid']} judged valid by the study, the rest by "
                 "the validity estimate); most of them: "
                 + md_escape(", ".join(f"{what} {n}" for what, n in list(aug["by_what"].items())[:5])) + ".")
