@@ -13,7 +13,10 @@ and is checked with ``MAX_HVASR`` (the ``max-hvasr`` recipe's order), so that re
 Both were re-recorded in v40, when a single verb stopped taking a phrase as its substitute ("The
 child is sleeping" no longer becomes "The child is sleeping late": the default pin's C2C case falls
 to its next candidate, every other case unchanged; in the max-hvasr pin every H* and query count
-stays, and two rounds rank and drop fewer candidates).
+stays, and two rounds rank and drop fewer candidates). The negated antonym (v46, ``NegatedAntonym``) left
+both pins as they were: none of their hypotheses has a predicate it edits ("The woman is very
+happy." has an adverb between "is" and "happy"); ``MAX_HVASR`` leaves it out, as the max-hvasr
+recipe does.
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
@@ -38,7 +41,7 @@ from typing import Any
 PIN = Path(__file__).resolve().parent / "data" / "pinned_attacks.json"
 #: The pin of the order before natural candidates came first, and the settings that give that order.
 PIN_MAX_HVASR = PIN.with_name("pinned_attacks_max_hvasr.json")
-MAX_HVASR = {"natural_estimate": "none", "natural_floor": 0.0}
+MAX_HVASR = {"natural_estimate": "none", "natural_floor": 0.0, "disabled_operators": "NegatedAntonym"}
 # (setup, n): the n-th SNLI test pair of the setup's source label, with a hypothesis of at most
 # seven words, that the victim gets right (so that it is attacked, not skipped)
 CASES: tuple[tuple[str, int], ...] = (
@@ -92,7 +95,7 @@ def run_cases(shared_data: Path, folder: Path, extra: dict[str, Any] | None = No
     from tests.attacking import attack_of
     from tests.tiny_models import build_tiny_classifier
 
-    settings = get_settings().with_overrides(**OVERRIDES, **(extra or {}))
+    settings = get_settings().with_overrides(**{**OVERRIDES, **(extra or {})})
     assert lm_dtype_name(settings) == "float32", "the pinned attacks run the ranking LM in float32"
     threads = torch.get_num_threads()  # process-global: the rest of a test session keeps its own
     try:

@@ -64,8 +64,11 @@ FORMAT = 1
 DEFAULT_OPERATORS = (
     "PerturbSyno", "PerturbHyper", "PerturbHypo", "PerturbCoHyper", "PerturbAnto", "AltLM", "Deletion", "Insertion",
     "PredicateNegation", "SentenceNegation", "DoubleNegation", "ConjunctDeletion", "DisjunctDeletion",
-    "ConjunctInsertion", "DisjunctInsertion", "Commutation", "DeMorgan", "PerturbQuant",
+    "ConjunctInsertion", "DisjunctInsertion", "Commutation", "DeMorgan", "PerturbQuant", "NegatedAntonym",
 )
+#: Operators added to the default recipe for natural H* ("is not lying" for "It is not true that ...
+#: is not sitting"); ``max-hvasr`` keeps the default recipe as it was before them.
+NATURAL_OPERATORS = frozenset({"NegatedAntonym"})
 DEFAULT_CONSTRAINTS = (
     "relation-guard", "premise-check", "max-edits", "no-repeat", "reparse-check", "fluency-floor", "insertion-fit",
     "verb-fit",
@@ -324,11 +327,13 @@ def natlog2023(settings: Settings) -> AttackRecipe:
 def max_hvasr(settings: Settings) -> AttackRecipe:
     """The defaults before natural candidates came first: each round ordered by fluency weighed
     against the validity estimate (label and not broken), which asks double negations early. It
-    maximises HVASR in the paper's reading and in "label and not broken", at the cost of natural H*."""
+    maximises HVASR in the paper's reading and in "label and not broken", at the cost of natural H*.
+    Its operators are those of that time: no :data:`NATURAL_OPERATORS`."""
     base = AttackRecipe.from_settings(settings)
     return dataclasses.replace(
         base, name="max-hvasr",
         description="the validity estimate orders each round (label and not broken), not naturalness",
+        operators=tuple(s for s in base.operators if s.name not in NATURAL_OPERATORS),
         search=dataclasses.replace(base.search, natural_estimate="none", natural_floor=0.0,
                                    last_resort_waits=False),
     )

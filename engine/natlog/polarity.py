@@ -59,14 +59,17 @@ class PolarizedSentence:
         projection = self.token(token_id).projection
         return frozenset(r for r, p in zip(RELATION_ORDER, projection) if p in targets)
 
-    def clause_projection(self, token_id: int) -> tuple[Relation, ...]:
+    def clause_projection(self, token_id: int, without: Iterable[int] = ()) -> tuple[Relation, ...]:
         """The projection list of a predicate's clause: the word's context without the quantifiers
-        of its own objects and obliques (those to its right in its subtree).
+        of its own objects and obliques (those to its right in its subtree), and without the
+        triggers placed by the words ``without`` (an edit that replaces the predicate's own "not"
+        is not in the scope of that "not").
 
         A negation inserted at the predicate ("has cracks" -> "does not have cracks") takes scope
         over the predicate's indefinite objects (not any crack), so it projects through this
         context, not through the word's own (which sits inside the object's existential).
         """
+        removed = frozenset(without)
         sentence = self.sentence
         right = {t.id for c in sentence.children(token_id) if c.id > token_id for t in sentence.subtree(c.id)}
 
@@ -74,7 +77,7 @@ class PolarizedSentence:
             anchors = op.anchors or next((a.tokens for a in op.arguments if a.role == "restrictor"), frozenset())
             return bool(anchors) and anchors <= right
 
-        context = [(op, arg) for op in self.triggers if not objects_quantifier(op)
+        context = [(op, arg) for op in self.triggers if not objects_quantifier(op) and not op.anchors & removed
                    for arg in op.arguments if token_id in arg.tokens]
         return _projection(_ordered(context)).mapping if context else IDENTITY.mapping
 

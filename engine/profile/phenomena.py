@@ -22,6 +22,7 @@ FAMILIES: dict[str, str] = {
     "PerturbAnto": "antonym", "PerturbCoHyper": "co-hyponym",
     "Insertion": "insertion", "Deletion": "deletion",
     "SentenceNegation": "negation", "PredicateNegation": "negation", "DoubleNegation": "double negation",
+    "NegatedAntonym": "negated antonym",
     "PerturbQuant": "quantifier swap",
     "ConjunctDeletion": "conjunct edit", "ConjunctInsertion": "conjunct edit",
     "DisjunctDeletion": "disjunct edit", "DisjunctInsertion": "disjunct edit",

@@ -17,7 +17,7 @@ SNAPSHOT = {
     "operators": ["PerturbSyno", "PerturbHyper", "PerturbHypo", "PerturbCoHyper", "PerturbAnto", "AltLM", "Deletion",
                   "Insertion", "PredicateNegation", "SentenceNegation", "DoubleNegation", "ConjunctDeletion",
                   "DisjunctDeletion", "ConjunctInsertion", "DisjunctInsertion", "Commutation", "DeMorgan",
-                  "PerturbQuant"],
+                  "PerturbQuant", "NegatedAntonym"],
     "constraints": ["relation-guard", "premise-check", "max-edits", "no-repeat", "reparse-check", "fluency-floor", "insertion-fit", "verb-fit"],
     "probe suites": ["conjnli", "equivalence", "fragments", "robustlr"],
     "parsers": ["spacy", "stanza"],

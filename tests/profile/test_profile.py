@@ -149,6 +149,9 @@ def test_the_report_card_page_shows_two_victims_side_by_side(tmp_path: Path, mon
     from engine.core.settings import PROJECT_ROOT, get_settings
 
     db = tmp_path / "card.sqlite"
+    # A data folder of its own: the checkout's var/augment may hold real repair loops' reports.
+    monkeypatch.setenv("NATLOG_NLTK_DATA", str(get_settings().nltk_data))
+    monkeypatch.setenv("NATLOG_DATA_DIR", str(tmp_path / "var"))
     monkeypatch.setenv("NATLOG_DB_PATH", str(db))
     get_settings.cache_clear()
     st.cache_resource.clear()

@@ -11,7 +11,8 @@ lexical relation and derivation.
 
 from engine.edits.operators import altlm, modifiers, negation, wordnet  # noqa: E402,F401,I001  (registration order)
 from engine.edits.operators import conjuncts, equivalence_laws  # noqa: E402,F401,I001  (after Algorithm 1's)
-from engine.edits.operators import determiners  # noqa: E402,F401,I001  (the determiner table's substitutions, last)
+from engine.edits.operators import determiners  # noqa: E402,F401,I001  (the determiner table's substitutions)
+from engine.edits.operators import antonyms  # noqa: E402,F401,I001  (negated antonyms, last)
 from engine.edits.operators.base import (
     EditOperator,
     Level,

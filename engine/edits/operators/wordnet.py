@@ -288,11 +288,16 @@ class WordNetSubstitution(TokenOperator):
                 or heads_listed_compound(ctx.polarized.sentence, tok, ctx.settings)
                 or self.alternation and tok.token.upos == "NOUN" and not predicative(ctx.polarized.sentence, tok)):
             return ()
-        t = tok.token
         unit = phrasal_lemma(ctx.polarized.sentence, tok, ctx.settings)
         if unit is None:
             return ()
-        lemma, particle = unit
+        found = self.relatives(ctx, tok, unit[0])
+        return substitutions(ctx.polarized.sentence, tok, found, ctx.settings, unit[1])
+
+    def relatives(self, ctx: EditContext, tok: PolarizedToken, lemma: str) -> list[lexicon.LexicalRelative]:
+        """The word's relatives (its ``lemma``, or its phrasal verb's) under the senses chosen in H
+        and P that also hold under every reading the chooser cannot rule out."""
+        t = tok.token
         word, lemma = lemma, relatives_lemma(t, lemma, next(iter(self.relations)))
         context = sense_context(ctx, t)
         chosen = choose_senses(ctx.senses, lemma, t.upos, context, ctx.settings)
@@ -308,7 +313,7 @@ class WordNetSubstitution(TokenOperator):
             group = choose_senses(ctx.senses, word, t.upos, context, ctx.settings)
             found = [*found, *(r for r in type(self).finder(word, t.upos, ctx.settings, group)
                                if r.lemma.lower().split()[-1] in PERSON_PLURALS)]
-        return substitutions(ctx.polarized.sentence, tok, found, ctx.settings, particle)
+        return list(found)
 
 
 @register_operator
