@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 from engine.edits.conjuncts import verb_tag
 from engine.edits.operators.base import EditOperator, Level, register_operator
 from engine.edits.operators.negation import without_existential_import
-from engine.edits.operators.wordnet import PerturbAnto, substitutable
+from engine.edits.operators.wordnet import PerturbAnto, fits_slot, substitutable
 from engine.edits.records import Edit, EditContext
 from engine.lexicon.inflection import inflect, negate_predicate
 from engine.lexicon.relatives import LexicalRelative
@@ -124,11 +124,14 @@ class NegatedAntonym(EditOperator):
         after "be" is a predicative complement ("are outside", "are inside"): WordNet lists those
         words' antonyms as adjectives, and as adverbs only under a part of speech they are not
         usually read in, so an adverb without antonyms of its own is read as the adjective."""
+        sentence = ctx.polarized.sentence
         found = PerturbAnto().relatives(ctx, tok, tok.token.lemma)
         if not found and after_be and tok.token.upos == "ADV":
             as_adjective = dataclasses.replace(tok, token=dataclasses.replace(tok.token, upos="ADJ", xpos="JJ"))
             found = PerturbAnto().relatives(ctx, as_adjective, tok.token.lemma)
-        return [r for r in found if " " not in r.lemma]
+        # One word, and a verb that keeps the slot's valency, as every WordNet swap (:func:`fits_slot`:
+        # "Koko knows" does not become "Koko does not ignore").
+        return [r for r in found if " " not in r.lemma and fits_slot(sentence, tok, r, ctx.settings)]
 
     def _negated(self, ctx: EditContext, root: Token, predicate: Token, antonyms: list[LexicalRelative],
                  tag: str) -> Iterator[tuple[int, Edit]]:
