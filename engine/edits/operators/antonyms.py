@@ -122,8 +122,9 @@ class NegatedAntonym(EditOperator):
     def antonyms(ctx: EditContext, tok: PolarizedToken, after_be: bool) -> list[LexicalRelative]:
         """The predicate's one-word WordNet antonyms, under the senses chosen in H and P. An adverb
         after "be" is a predicative complement ("are outside", "are inside"): WordNet lists those
-        words' antonyms as adjectives, and as adverbs only under a part of speech they are not
-        usually read in, so an adverb without antonyms of its own is read as the adjective."""
+        words mostly as adjectives, so the lexicon refuses them as adverbs (a substitute is usually
+        read in its slot's part of speech), and an adverb without antonyms of its own is read as
+        the adjective."""
         sentence = ctx.polarized.sentence
         found = PerturbAnto().relatives(ctx, tok, tok.token.lemma)
         if not found and after_be and tok.token.upos == "ADV":
