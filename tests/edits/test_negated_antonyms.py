@@ -9,6 +9,7 @@ import pytest
 from engine.attack.recipe import load_recipe
 from engine.edits.candidates import generate_candidates
 from engine.edits.operators import get_operator
+from engine.lexicon.senses import build_sense_chooser
 from engine.natlog.polarity import Conventions, polarize
 from engine.natlog.relations import RELATION_ORDER, Relation
 from engine.natlog.setups import get_setup
@@ -69,6 +70,19 @@ def test_a_negated_predicate_becomes_its_antonym_a_reverse_entailment(text: str,
 def test_predicates_that_are_not_one_place_predicates_of_the_subject_are_left_alone(text: str, settings) -> None:
     assert negated_antonyms(text, "E2E", settings) == {}
     assert negated_antonyms(text, "C2C", settings) == {}
+
+
+def test_an_adverb_read_as_an_adjective_takes_its_own_antonyms_only(settings) -> None:
+    """"outside" as the satellite "external" has the head's antonym "internal": not a place (the
+    sense the context chooser picks beside this premise, as in an attack)."""
+    premise = "Man sitting on bench with suitcase waiting for his source of transportation."
+    scene = settings.with_overrides(indefinite_reading="scene", wsd="context")
+    polarized = polarize(parse("The man is outside.", settings=scene), conventions=Conventions.of(scene))
+    found = {c.text for c in generate_candidates(polarized, get_setup("E2E").relations, setup="E2E", settings=scene,
+                                                 premise=premise, senses=build_sense_chooser(scene))
+             if c.operator == "NegatedAntonym"}
+    assert "The man is not internal." not in found
+    assert found <= {"The man is not inside."}
 
 
 def test_the_relation_is_projected_through_the_clause_context(settings) -> None:

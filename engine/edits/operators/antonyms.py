@@ -124,12 +124,14 @@ class NegatedAntonym(EditOperator):
         after "be" is a predicative complement ("are outside", "are inside"): WordNet lists those
         words mostly as adjectives, so the lexicon refuses them as adverbs (a substitute is usually
         read in its slot's part of speech), and an adverb without antonyms of its own is read as
-        the adjective."""
+        the adjective, taking that adjective's own antonyms only."""
         sentence = ctx.polarized.sentence
         found = PerturbAnto().relatives(ctx, tok, tok.token.lemma)
         if not found and after_be and tok.token.upos == "ADV":
             as_adjective = dataclasses.replace(tok, token=dataclasses.replace(tok.token, upos="ADJ", xpos="JJ"))
-            found = PerturbAnto().relatives(ctx, as_adjective, tok.token.lemma)
+            # Only the word's own antonyms: a satellite sense's head ("outside" as "external", whose
+            # antonym is "internal") is not the place the predicate names.
+            found = [r for r in PerturbAnto().relatives(ctx, as_adjective, tok.token.lemma) if len(r.path) == 2]
         # One word, and a verb that keeps the slot's valency, as every WordNet swap (:func:`fits_slot`:
         # "Koko knows" does not become "Koko does not ignore").
         return [r for r in found if " " not in r.lemma and fits_slot(sentence, tok, r, ctx.settings)]
