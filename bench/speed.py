@@ -8,6 +8,8 @@ table: pairs attacked, successes, failures, wall seconds, seconds per attacked p
 pair, and per pair that spent the budget, with mean queries; then a fingerprint of the results
 (pair, status, H*, queries) so that a run before and after a speed change can be checked for
 identical results; then each cache's lookups and hit rate over the attacks (engine/core/caches.py).
+Per setup it also counts the rounds, those that ran lazy (``lazy_round``: more candidates than
+``top_k`` after the cheap checks) and the texts the ranking LM scored (its cache misses).
 ``--all-operators`` turns every edit operator on and the insertion-fit cost, the
 edit cap and the source check off (close to the settings of the measured runs of docs/attacks.md, where
 failing attacks spend the budget).
@@ -72,14 +74,17 @@ def main(argv: list[str] | None = None) -> int:
             seconds = [float((a.record.trace or {}).get("seconds", 0.0)) for a in attacks]
             failed = [(s, a) for s, a in zip(seconds, attacks) if a.record.status == AttackStatus.FAILED]
             spent = [(s, a) for s, a in failed if a.record.queries >= recipe.search.query_budget - 1]
+            rounds = [r for a in attacks for r in (a.record.trace or {}).get("rounds", [])]
+            scored = sum(int(r.get("caches", {}).get("lm.scores", {}).get("misses", 0)) for r in rounds)
             rows.append([setup.name, len(attacks), report.successful, len(failed), round(report.seconds, 1),
                          mean(seconds), mean([s for s, _ in failed]), len(spent), mean([s for s, _ in spent]),
-                         mean([float(a.record.queries) for a in attacks])])
+                         mean([float(a.record.queries) for a in attacks]), len(rounds),
+                         sum(1 for r in rounds if r.get("windows")), scored])
             for a in store.attacks(report.run.id, with_trace=False):
                 digest.update(f"{setup.name}|{a.record.pair_index}|{a.record.status}|{a.record.adversarial_hypothesis}|"
                               f"{a.record.queries}\n".encode())
     headers = ["setup", "attacked", "successful", "failed", "wall s", "s / pair", "s / failing pair",
-               "budget spent", "s / budget-spent pair", "queries / pair"]
+               "budget spent", "s / budget-spent pair", "queries / pair", "rounds", "lazy rounds", "LM-scored texts"]
     print(format_table(headers, rows, frozenset()))
     print(f"\nmodels loaded in {loaded:.1f} s; attacks {time.monotonic() - total:.1f} s; "
           f"results fingerprint {digest.hexdigest()[:16]} (limit={args.limit}, seed={args.seed}, "

@@ -115,6 +115,9 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
                     f"{rnd.revisited} were already seen.")
         if rnd.rejected_by_operator:
             st.caption("Dropped per operator: " + md_escape(describe_by_operator(rnd.rejected_by_operator)))
+        if rnd.windows:
+            st.caption(f"A lazy round (more candidates than top_k after the cheap checks): {rnd.windows} windows "
+                       f"of its first order checked and scored; {rnd.unchecked} candidates never checked.")
         if not rnd.candidates:
             st.info(f"Every ranked candidate's validity estimate was under min_validity "
                     f"({search.search.min_validity:.2f}); none was asked."
@@ -129,7 +132,7 @@ def show_round(search: AttackSearch, rnd: Round, expanded: bool) -> None:
         if rnd.outcome == RoundOutcome.PAUSED:
             st.caption(f"Paused: {search.search.round_patience} asks in a row did not lower P(target). The "
                        f"search goes on from the lowest asked, and comes back for the "
-                       f"{len(rnd.candidates) - len(rnd.queried)} not asked at a dead end.")
+                       f"{len(rnd.candidates) - len(rnd.queried) + rnd.unchecked} not asked at a dead end.")
         st.dataframe(round_frame(search, rnd), width="stretch", height=min(420, 36 * len(rnd.candidates) + 40))
         target = search.setup.target_label
         asked = sorted(((f"{k + 1}. {c.text}", q.prediction) for k, (c, q) in enumerate(zip(rnd.candidates, rnd.queried))),

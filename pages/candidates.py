@@ -80,7 +80,8 @@ for proposal, tab in zip(proposals, tabs):
             continue
         table = candidates_table(rows)
         if rows:  # where each candidate stands in the order the attack asks, and why
-            table["asked because"] = [ask_reason(c, polarized, attack.search, proposal.natural_floor) for c in rows]
+            table["asked because"] = [ask_reason(c, polarized, attack.search, proposal.natural_floor,
+                                                windowed=proposal.windows > 0) for c in rows]
         st.dataframe(table, width="stretch", height=min(460, 36 * len(rows) + 40))
         st.html("<br>".join(f"{k}. {candidate_html(c)}" for k, c in enumerate(rows[:15], start=1)))
         pick = st.number_input("Derivation of candidate #", 1, len(rows), 1, key=f"derive-{setup.name}")

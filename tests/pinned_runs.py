@@ -16,7 +16,12 @@ to its next candidate, every other case unchanged; in the max-hvasr pin every H*
 stays, and two rounds rank and drop fewer candidates). The negated antonym (v46, ``NegatedAntonym``) left
 both pins as they were: none of their hypotheses has a predicate it edits ("The woman is very
 happy." has an adverb between "is" and "happy"); ``MAX_HVASR`` leaves it out, as the max-hvasr
-recipe does.
+recipe does. The lazy round (v47, ``lazy_round``: a round with more candidates than ``top_k`` after
+the cheap checks is checked window by window) changed one case of the default pin: the E2N round of
+"A doctor is looking at a book" has more candidates than its 12 places, and asks "A medical intern is
+looking at a book" first instead of "A doctor with a hat is looking at a book"; every other case
+kept its H*, queries and rounds. With ``lazy_round = false`` both pins were as before, and
+``MAX_HVASR`` sets it so, as the max-hvasr recipe does.
 A refactor that changes any H*, query count, candidate list, ranking or round outcome fails
 ``tests/attack/test_pinned_attacks.py``. Regenerate (only for an intended behaviour change) with
 ``.venv/bin/python -m tests.pinned_runs --write``.
@@ -41,7 +46,8 @@ from typing import Any
 PIN = Path(__file__).resolve().parent / "data" / "pinned_attacks.json"
 #: The pin of the order before natural candidates came first, and the settings that give that order.
 PIN_MAX_HVASR = PIN.with_name("pinned_attacks_max_hvasr.json")
-MAX_HVASR = {"natural_estimate": "none", "natural_floor": 0.0, "disabled_operators": "NegatedAntonym"}
+MAX_HVASR = {"natural_estimate": "none", "natural_floor": 0.0, "disabled_operators": "NegatedAntonym",
+             "lazy_round": False}
 # (setup, n): the n-th SNLI test pair of the setup's source label, with a hypothesis of at most
 # seven words, that the victim gets right (so that it is attacked, not skipped)
 CASES: tuple[tuple[str, int], ...] = (

@@ -224,10 +224,12 @@ class AttackRecipe:
 #: ``success_pool`` a round kept its first success, before ``basic_hypernyms`` hypernyms stopped
 #: at ``wordnet_distance``, before ``round_patience`` every round asked
 #: all of its candidates before the search went on, before ``verb_swaps_last`` a round asked its
-#: candidates in the gate's order, and before ``natural_estimate`` the validity estimate ordered a round.
+#: candidates in the gate's order, before ``natural_estimate`` the validity estimate ordered a round,
+#: and before ``lazy_round`` every candidate of a round was checked and scored.
 FIELDS_ADDED: dict[str, dict[str, Any]] = {"search": {"max_backtracks": 0, "success_pool": 0, "round_patience": 0,
                                                       "verb_swaps_last": False, "natural_estimate": "none",
-                                                      "natural_floor": 0.0, "last_resort_waits": False},
+                                                      "natural_floor": 0.0, "last_resort_waits": False,
+                                                      "lazy_round": False},
                                             "lexicon": {"wsd_margin": 0.0, "basic_hypernyms": False}}
 
 
@@ -315,7 +317,8 @@ def natlog2023(settings: Settings) -> AttackRecipe:
         search=dataclasses.replace(base.search, query_budget=500, source_check="off", validity_estimate="none",
                                    min_validity=0.0, validity_weight=0.0, max_backtracks=0,
                                    success_pool=0, round_patience=0, verb_swaps_last=False,
-                                   natural_estimate="none", natural_floor=0.0, last_resort_waits=False),
+                                   natural_estimate="none", natural_floor=0.0, last_resort_waits=False,
+                                   lazy_round=False),
         ranking=dataclasses.replace(base.ranking, scorer="causal",
                                     alt_lm=base.ranking.alt_lm if base.ranking.alt_lm != "none" else "offline"),
         lexicon=dataclasses.replace(base.lexicon, wsd="first"),
@@ -335,7 +338,7 @@ def max_hvasr(settings: Settings) -> AttackRecipe:
         description="the validity estimate orders each round (label and not broken), not naturalness",
         operators=tuple(s for s in base.operators if s.name not in NATURAL_OPERATORS),
         search=dataclasses.replace(base.search, natural_estimate="none", natural_floor=0.0,
-                                   last_resort_waits=False),
+                                   last_resort_waits=False, lazy_round=False),
     )
 
 

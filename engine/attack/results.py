@@ -73,6 +73,10 @@ class Round:
     reasons: tuple[str, ...] = ()
     #: What the round looked up in the process's caches (:mod:`engine.core.caches`), by cache.
     caches: dict[str, CacheCounts] = field(default_factory=dict)
+    #: A lazy round (:mod:`engine.attack.lazy`): the windows it checked, and how many candidates that
+    #: passed its cheap checks it never checked further (no parse, no LM score, no full estimate).
+    windows: int = 0
+    unchecked: int = 0
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -83,6 +87,7 @@ class Round:
             "rejected_by_operator": {k: dict(v) for k, v in self.rejected_by_operator.items()},
             "revisited": self.revisited, "outcome": self.outcome, "chosen": self.chosen,
             "seconds": round(self.seconds, 3), "caches": hit_rates(self.caches),
+            **({"windows": self.windows, "unchecked": self.unchecked} if self.windows else {}),
             "queried": [
                 {**c.to_json(), **q.prediction.to_json(), "counted": q.counted, "queries": q.queries_so_far,
                  **({"polarity": self.polarities[k]} if k < len(self.polarities) else {}),

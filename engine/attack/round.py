@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from engine.attack.build import Attack
+from engine.attack.lazy import LazyRound, _Pending, first_windows
 from engine.constraints import CheckContext, Checked, swaps_a_verb
 from engine.core.settings import SearchSection
 from engine.edits.candidates import generate_candidates
@@ -27,8 +28,8 @@ from engine.natlog.setups import Setup
 from engine.ranking.scoring import rank
 from engine.validity.estimate import ValidityEstimate, ValidityGate
 
-__all__ = ["Proposal", "RoundCandidates", "RoundStart", "ask_reason", "candidate_round", "no_candidate_reason",
-           "propose", "verb_swaps_last"]
+__all__ = ["Begun", "Proposal", "RoundCandidates", "RoundStart", "ask_reason", "begin_round", "candidate_round",
+           "lazy", "no_candidate_reason", "propose", "verb_swaps_last"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,8 @@ class RoundCandidates:
     #: the natural estimate under which a candidate is the last resort (0: no natural estimate;
     #: each candidate's own estimate is its ``naturalness``)
     natural_floor: float = 0.0
+    #: a lazy round checked to its end: how many windows of its first order it checked (0: eager)
+    windows: int = 0
 
     @property
     def below_validity(self) -> tuple[Candidate, ...]:
@@ -85,10 +88,72 @@ class RoundStart:
     top_k: int | None = None
 
 
-def candidate_round(attack: Attack, start: RoundStart) -> RoundCandidates:
-    """One round of ``attack`` from ``start``: candidates whose relation is allowed, less those seen,
-    through the attack's constraint chain, ranked by its scorer (the best ``top_k``), then
-    estimated, gated and ordered by its gate (with a premise)."""
+@dataclass(frozen=True)
+class Begun:
+    """A round as the search starts it: the candidates in the order it asks them (``order``, checked as
+    it reaches them in a lazy round), how many generated candidates earlier rounds had ranked
+    (``revisited``), and the eager round's whole record (None for a lazy round)."""
+
+    order: LazyRound
+    revisited: int
+    eager: RoundCandidates | None = None
+    generated: tuple[Candidate, ...] = ()
+
+    def texts(self) -> list[str]:
+        """The candidate texts the round ranked or holds (what later rounds leave out): the eager round's
+        best ``top_k`` by fluency, a lazy round's candidates after the cheap checks."""
+        return [c.text for c in self.eager.ranked] if self.eager is not None else self.order.texts()
+
+    @property
+    def before_gate(self) -> int:
+        """How many candidates reached the validity gate so far."""
+        return len(self.eager.ranked) if self.eager is not None else self.order.pending.passed
+
+    @property
+    def rejected(self) -> dict[str, int]:
+        return self.eager.rejected if self.eager is not None else dict(self.order.rejected)
+
+    @property
+    def by_operator(self) -> dict[str, dict[str, int]]:
+        return self.eager.by_operator if self.eager is not None else {k: dict(v) for k, v in self.order.by_operator.items()}
+
+
+def lazy(attack: Attack, start: RoundStart) -> bool:
+    """Whether a round of ``attack`` from ``start`` may be lazy: ``search.lazy_round``, with a validity
+    gate and a premise (without them there is no first order but fluency, which needs every LM score)."""
+    return attack.search.lazy_round and attack.ranker.gate is not None and start.premise is not None
+
+
+def begin_round(attack: Attack, start: RoundStart) -> Begun:
+    """A round of ``attack`` from ``start`` as the search runs it. A round with more candidates after
+    the cheap checks than it may ask (``top_k``), with ``search.lazy_round``, is lazy
+    (:mod:`engine.attack.lazy`): checked window by window as the search reaches them. Every other
+    round is eager (:func:`candidate_round`): each candidate checked and scored, the best ``top_k`` by
+    fluency estimated and ordered at once."""
+    proposed, fresh, check = _generated(attack, start)
+    limit = start.top_k or attack.search.top_k
+    if lazy(attack, start):
+        cheap, costly = attack.chain.split()
+        checked = cheap.apply(fresh, check)
+        if len(checked.kept) > limit:
+            gate, search = attack.ranker.gate, attack.search
+            assert gate is not None and start.premise is not None
+            windows = first_windows(checked.kept, gate, start.polarized, premise=start.premise,
+                                    hypothesis=start.hypothesis, target=start.setup.target_label.value,
+                                    operators_so_far=start.operators_so_far, verb_swaps_last=search.verb_swaps_last,
+                                    first=limit)
+            order = LazyRound(check, costly, gate, start.polarized, limit, start.hypothesis,
+                              tuple(start.operators_so_far), search.verb_swaps_last,
+                              pending=_Pending(windows, rejected=dict(checked.rejected),
+                                               by_operator={k: dict(v) for k, v in checked.by_operator.items()}))
+            return Begun(order, len(proposed) - len(fresh), generated=tuple(proposed))
+    found = _eager(attack, start, proposed, fresh, check)
+    return Begun(LazyRound.ready(found.kept, found.estimates), found.revisited, found, found.generated)
+
+
+def _generated(attack: Attack, start: RoundStart) -> tuple[list[Candidate], list[Candidate], CheckContext]:
+    """The round's candidates (their relation allowed), those earlier rounds did not rank, and the
+    round's check context."""
     settings, polarized, setup, premise = attack.settings, start.polarized, start.setup, start.premise
     allowed = start.allowed if start.allowed is not None else setup.relations
     proposed = attack.generate(
@@ -99,9 +164,32 @@ def candidate_round(attack: Attack, start: RoundStart) -> RoundCandidates:
     # re-capitalises the sentence ("the child ..." -> "The kid ..." -> "The child ...").
     known = {_first_lower(t) for t in start.seen}
     fresh = [c for c in proposed if _first_lower(c.text) not in known]
+    check = CheckContext(setup, premise, start.composed, len(start.operators_so_far), polarized, settings,
+                         attack.ranker.scorer, start.reference)
+    return list(proposed), fresh, check
+
+
+def candidate_round(attack: Attack, start: RoundStart) -> RoundCandidates:
+    """One round of ``attack`` from ``start``, whole: candidates whose relation is allowed, less those
+    seen, through the attack's constraint chain, ranked by its scorer (the best ``top_k``), then
+    estimated, gated and ordered by its gate (with a premise). A lazy round (:func:`begin_round`) is
+    checked to its end: the same candidates in the same order as the search asks them."""
+    begun = begin_round(attack, start)
+    if begun.eager is not None:
+        return begun.eager
+    asked = tuple(begun.order.take_all())
+    rejected, by_operator = begun.rejected, begun.by_operator
+    return RoundCandidates(begun.generated, begun.revisited, Checked(list(asked), rejected, by_operator), asked, asked,
+                           rejected, by_operator, dict(begun.order.estimates), attack.ranker.natural_floor,
+                           begun.order.windows_checked)
+
+
+def _eager(attack: Attack, start: RoundStart, proposed: list[Candidate], fresh: list[Candidate],
+           check: CheckContext) -> RoundCandidates:
+    """The eager round: every fresh candidate through the whole chain, the best ``top_k`` by fluency,
+    estimated, gated and ordered."""
+    polarized, setup, premise = start.polarized, start.setup, start.premise
     scorer, gate = attack.ranker.scorer, attack.ranker.gate
-    check = CheckContext(setup, premise, start.composed, len(start.operators_so_far), polarized, settings, scorer,
-                         start.reference)
     checked = attack.chain.apply(fresh, check)
     ranked = tuple(rank(checked.kept, scorer, start.top_k or attack.search.top_k))
     rejected, by_operator = dict(checked.rejected), dict(checked.by_operator)
@@ -139,17 +227,20 @@ def verb_swaps_last(candidates: Sequence[Candidate], source: PolarizedSentence,
             + tuple(c for c, verb in zip(candidates, verbs) if verb))
 
 
-def ask_reason(candidate: Candidate, source: PolarizedSentence, search: SearchSection, natural_floor: float) -> str:
+def ask_reason(candidate: Candidate, source: PolarizedSentence, search: SearchSection, natural_floor: float,
+               windowed: bool = False) -> str:
     """Why a round asks ``candidate`` where it does, in a few words (the trace and the stepper):
-    its place by fluency and estimate, or the group it waits in."""
+    its place by fluency and estimate, or the group it waits in; ``windowed``: in a lazy round, where
+    the place is within the candidate's window of the round's first order."""
+    within = "; fluency within its window of the first order" if windowed else ""
     if candidate.naturalness is not None and candidate.naturalness < natural_floor:
-        return f"last resort: estimated natural {candidate.naturalness:.2f} < floor {natural_floor:.2f}"
+        return f"last resort: estimated natural {candidate.naturalness:.2f} < floor {natural_floor:.2f}{within}"
     if search.verb_swaps_last and swaps_a_verb(candidate, source):
-        return "verb swap: after the round's other candidates"
+        return f"verb swap: after the round's other candidates{within}"
     if candidate.naturalness is not None:
-        return f"natural first: estimated natural {candidate.naturalness:.2f}, fluency"
+        return f"natural first: estimated natural {candidate.naturalness:.2f}, fluency{within}"
     if candidate.validity is not None:
-        return f"estimated valid {candidate.validity:.2f}, fluency"
+        return f"estimated valid {candidate.validity:.2f}, fluency{within}"
     return "fluency"
 
 
@@ -174,6 +265,8 @@ class Proposal:
     estimates: dict[str, ValidityEstimate] = field(default_factory=dict)
     below_validity: tuple[Candidate, ...] = ()
     natural_floor: float = 0.0
+    #: a lazy round (more candidates than ``top_k`` after the cheap checks): the windows checked
+    windows: int = 0
 
 
 def propose(attack: Attack, polarized: PolarizedSentence, setups: Sequence[Setup], premise: str | None = None,
@@ -189,7 +282,7 @@ def propose(attack: Attack, polarized: PolarizedSentence, setups: Sequence[Setup
                                                    top_k=top_k))
         below = found.below_validity if attack.ranker.gate is not None and premise is not None else ()
         out.append(Proposal(setup, found.kept, len(found.generated), found.rejected, found.by_operator,
-                            found.estimates, below, found.natural_floor))
+                            found.estimates, below, found.natural_floor, found.windows))
     return out
 
 

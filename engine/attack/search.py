@@ -22,13 +22,15 @@ tallies what each constraint dropped in the round's ``rejected``.
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.attack.build import Attack
+from engine.attack.lazy import LazyRound
 from engine.attack.results import AttackResult, DerivationStep, Query, Round, RoundOutcome
-from engine.attack.round import RoundStart, ask_reason, candidate_round
+from engine.attack.round import RoundStart, ask_reason, begin_round
 from engine.core import caches
 from engine.core.errors import InputError
 from engine.core.settings import SearchSection
@@ -108,11 +110,10 @@ class _RoundStart:
 @dataclass(frozen=True)
 class _Paused:
     """The candidates a paused round did not ask yet (a dead end comes back to them before any
-    backtrack), with the validity estimates they were ranked with."""
+    backtrack; in a lazy round, the windows it did not check too), with their estimates."""
 
     start: _RoundStart
-    candidates: tuple[Candidate, ...]
-    estimates: Mapping[str, ValidityEstimate]
+    candidates: LazyRound
 
 
 @dataclass(frozen=True)
@@ -216,29 +217,34 @@ class AttackSearch:
         rejected: dict[str, int]
         by_operator: dict[str, dict[str, int]]
         estimates: Mapping[str, ValidityEstimate]
+        begun = None
         if (paused := self._resuming) is not None:
-            # The rest of a paused round: its candidates as ranked then, nothing generated again.
+            # The rest of a paused round: its candidates as ordered then, nothing generated again.
             self._resuming = None
-            polarized, ranked, estimates = paused.start.polarized, list(paused.candidates), paused.estimates
-            rejected, by_operator, before_gate, revisited = {}, {}, len(ranked), 0
+            polarized, order = paused.start.polarized, paused.candidates
+            revisited = 0
         else:
             self._progress("generating, checking and ranking candidates", 0.05)
-            found = candidate_round(self.attack, RoundStart(
+            begun = begin_round(self.attack, RoundStart(
                 polarized, setup, self.hypothesis, self.premise, self._reference(), allowed, start_composed,
                 tuple(s.candidate.operator for s in state.derivation), frozenset(state.alternated),
                 frozenset(state.seen),
             ))
-            state.seen.update(c.text for c in found.ranked)
-            ranked, rejected, by_operator = list(found.kept), found.rejected, found.by_operator
-            estimates, before_gate, revisited = found.estimates, len(found.ranked), found.revisited
-        queried, patience_out = self._query(ranked)
+            state.seen.update(begun.texts())
+            order, revisited = begun.order, begun.revisited
+        queried, patience_out = self._query(order)
+        ranked, estimates = order.asked, order.estimates
+        if begun is not None:
+            rejected, by_operator, before_gate = begun.rejected, begun.by_operator, begun.before_gate
+        else:
+            rejected, by_operator, before_gate = {}, {}, len(ranked)
         chosen: int | None = None
         outcome: RoundOutcome
         if self._success is not None:
             chosen = self._most_valid_success(queried, ranked, estimates)
             self._success = queried[chosen].prediction
             outcome = RoundOutcome.SUCCESS
-        elif len(queried) < len(ranked) and not patience_out:
+        elif order.size_hint() > len(queried) and not patience_out:  # candidates left, no budget
             outcome = RoundOutcome.BUDGET
         elif not queried:
             outcome = (RoundOutcome.BUDGET if self.budget_left <= 0 else
@@ -253,7 +259,7 @@ class AttackSearch:
                                frozenset(state.alternated), polarized)
             self._remember(here, ranked, queried, chosen)
             if outcome is RoundOutcome.PAUSED:
-                self._paused.append(_Paused(here, tuple(ranked[len(queried):]), estimates))
+                self._paused.append(_Paused(here, order.rest(len(queried))))
         if chosen is not None:
             self._advance(polarized, ranked[chosen])
         resumed, back_to = None, None
@@ -272,9 +278,11 @@ class AttackSearch:
             queried=tuple(queried), outcome=outcome, chosen=chosen, seconds=time.monotonic() - began,
             polarities=tuple(edit_polarity(polarized, c) for c in ranked[:len(queried)]),
             resumed=resumed, back_to=back_to,
-            reasons=tuple(ask_reason(c, polarized, self.search, self.attack.ranker.natural_floor)
+            reasons=tuple(ask_reason(c, polarized, self.search, self.attack.ranker.natural_floor,
+                                     windowed=order.windows_checked > 0)
                           for c in ranked[:len(queried)]),
             caches=caches.since(looked_up),
+            unchecked=order.unchecked, windows=order.windows_checked,
         )
         self.rounds.append(result)
         return result
@@ -332,7 +340,7 @@ class AttackSearch:
         self._advance(best.start.polarized, best.candidate, best.start.round)
         return best.candidate.text
 
-    def _query(self, ranked: Sequence[Candidate]) -> tuple[list[Query], bool]:
+    def _query(self, order: LazyRound) -> tuple[list[Query], bool]:
         """Query in rank order until the prediction leaves the target label or the budget is spent;
         after the first success, ``search.success_pool`` more candidates of the round are asked (with
         a validity gate: the round's success then is the asked one the natural estimate, or without
@@ -344,19 +352,23 @@ class AttackSearch:
         On a cache miss the upcoming candidates are evaluated ahead in one batch (uncounted), the
         batch doubling each time (``PREFETCH``, 2x, 4x, ...) so that a long round takes few forward
         passes while an early success wastes little; a candidate counts as a query only when the
-        search actually asks for it.
+        search actually asks for it. A lazy round (``order``) checks its candidates as far as the
+        asks and the batch ahead reach.
         """
         out: list[Query] = []
         target = self.setup.target_label
         window = PREFETCH
         pool = self.search.success_pool if self.gate is not None else 0
         patience = self.search.round_patience
-        stop = len(ranked)
+        stop = order.limit
         best, best_at = 2.0, 0
-        for k, candidate in enumerate(ranked):
-            if k >= stop:
+        for k in itertools.count():
+            ranked = order.take(k + 1)
+            if k >= min(stop, len(ranked)):
                 break
-            self._progress(f"asking the victim: candidate {k + 1} of {len(ranked)}", 0.5 + 0.5 * k / max(len(ranked), 1))
+            candidate = ranked[k]
+            size = order.size_hint()
+            self._progress(f"asking the victim: candidate {k + 1} of {size}", 0.5 + 0.5 * k / max(size, 1))
             if patience > 0 and self._success is None and k - best_at > patience:
                 return out, True
             if (self.search.last_resort_waits and self._success is None and k > 0 and self.gate is not None
@@ -370,7 +382,8 @@ class AttackSearch:
                 break
             if fresh and not self.victim.cached(pair):
                 ahead = min(window, self.budget_left, stop - k)
-                self.victim.predict([(self.premise, c.text) for c in ranked[k:k + ahead]])
+                # a lazy round checks as far as the batch ahead reaches: the victim's batches stay whole
+                self.victim.predict([(self.premise, c.text) for c in order.take(k + ahead)[k:k + ahead]])
                 window *= 2
             prediction = self.counter.predict_one(*pair)
             out.append(Query(candidate.text, prediction, fresh, self.counter.queries))

@@ -69,6 +69,9 @@ class Constraint(Configurable, ABC):
 
     name: ClassVar[str]
     description: ClassVar[str] = ""
+    #: Whether the check costs a model pass or a parse per candidate: a lazy round runs it only on
+    #: the candidates the search reaches (:mod:`engine.attack.lazy`).
+    costly: ClassVar[bool] = False
 
     @abstractmethod
     def keep(self, candidates: Sequence[Candidate], check: CheckContext) -> list[Candidate]:
@@ -129,6 +132,13 @@ class ConstraintChain:
 
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.constraints)
+
+    def split(self) -> tuple[ConstraintChain, ConstraintChain]:
+        """The cheap checks and the costly ones (:attr:`Constraint.costly`), each in chain order. Every
+        check keeps or drops a candidate on its own, so running the cheap part on a round and the
+        costly part on what the search reaches keeps what the whole chain keeps."""
+        return (ConstraintChain(tuple(c for c in self.constraints if not c.costly)),
+                ConstraintChain(tuple(c for c in self.constraints if c.costly)))
 
     def apply(self, candidates: Sequence[Candidate], check: CheckContext) -> Checked:
         kept = list(candidates)

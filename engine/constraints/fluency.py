@@ -22,6 +22,7 @@ class FluencyFloor(Constraint):
 
     name = "fluency-floor"
     description = "H*'s perplexity is at most fluency_floor times H's"
+    costly = True
     parameters = ("fluency_floor",)
 
     def __init__(self, fluency_floor: float = 3.0) -> None:
@@ -46,6 +47,7 @@ class InsertionFit(Constraint):
 
     name = "insertion-fit"
     description = "an inserted modifier costs the LM at most insertion_cost nats per token"
+    costly = True
     parameters = ("insertion_cost",)
 
     def __init__(self, insertion_cost: float = 3.0) -> None:
@@ -100,6 +102,7 @@ class VerbFit(Constraint):
 
     name = "verb-fit"
     description = "a swapped verb makes the next tokens at most verb_fit_cost nats less likely"
+    costly = True
     parameters = ("verb_fit_cost",)
 
     def __init__(self, verb_fit_cost: float = 2.0) -> None:

@@ -58,6 +58,7 @@ class ReparseCheck(Constraint):
 
     name = "reparse-check"
     description = "re-parsed H*: the edited word keeps its role, the main clause its head"
+    costly = True
 
     #: The negation frames a sentence-level edit puts before H ("It is not true that ...").
     FRAMES = tuple(tuple(prefix.lower().split()) for prefix in NEGATION_PREFIXES)

@@ -67,6 +67,7 @@ class SearchSection:
     natural_estimate: str
     natural_floor: float
     last_resort_waits: bool
+    lazy_round: bool
 
 
 @dataclass(frozen=True)
@@ -221,6 +222,16 @@ class Settings:
     # search goes on from its best natural candidate (a second edit), and the last resorts are asked
     # at the next dead end, as the rest of a paused round (false: right after the round's others).
     last_resort_waits: bool = False
+    # A lazy round: the candidates that pass the cheap checks are put in a first order by the
+    # estimate without its costly features (the sentence encoder), and only as many as the search
+    # reaches get the costly checks (re-parse, the LM's fluency floor, insertion and verb fit), their
+    # LM score and their full estimate, window by window (the first of top_k candidates, each next
+    # twice as many); each window is asked by log perplexity - validity_weight * log(estimate), last
+    # resorts after every other window. Only a round with more than top_k candidates after the cheap
+    # checks is lazy (bench/validity/LOG.md, v47). False, and in every other round: every candidate
+    # is checked and scored, the best top_k by fluency estimated and ordered (the eager round; the
+    # ``max-hvasr`` recipe). Needs a validity estimate.
+    lazy_round: bool = True
     wordnet_distance: int = 2
     wordnet_senses: int = 1
     wsd: str = "context"

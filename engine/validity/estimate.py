@@ -25,7 +25,7 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,12 +85,14 @@ class ValidityModel:
             raise SettingsError(f"validity estimate {path}: features, mean, scale and coef differ in length")
         return model
 
-    def logits(self, row: Sequence[float]) -> list[float]:
-        """Each feature's contribution to the log-odds."""
-        return [c * (x - m) / s for x, m, s, c in zip(row, self.mean, self.scale, self.coef)]
+    def logits(self, row: Sequence[float], leave_out: frozenset[int] = frozenset()) -> list[float]:
+        """Each feature's contribution to the log-odds; the columns in ``leave_out`` contribute 0 (the
+        feature at its fitted mean: what the estimate says without it)."""
+        return [0.0 if k in leave_out else c * (x - m) / s
+                for k, (x, m, s, c) in enumerate(zip(row, self.mean, self.scale, self.coef))]
 
-    def estimate(self, row: Sequence[float]) -> ValidityEstimate:
-        parts = self.logits(row)
+    def estimate(self, row: Sequence[float], leave_out: frozenset[int] = frozenset()) -> ValidityEstimate:
+        parts = self.logits(row, leave_out)
         z = self.intercept + sum(parts)
         p = 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, z))))
         reasons = tuple(sorted(((n, v) for n, v in zip(self.features, parts) if abs(v) >= 0.01),
@@ -149,6 +151,9 @@ class ValidityEstimator:
         self.model, self.extractor, self.natural = model, extractor, natural
         self._columns = [extractor.names.index(f) for f in model.features]
         self._natural_columns = [extractor.names.index(f) for f in natural.features] if natural is not None else []
+        # The columns a cheap estimate leaves out, in each model's own feature order.
+        self._costly = extractor.costly_columns(model.features)
+        self._natural_costly = extractor.costly_columns(natural.features) if natural is not None else frozenset()
 
     @classmethod
     def build(cls, settings: Settings, scorer: CausalLMScorer, encoder: SentenceEncoder) -> "ValidityEstimator | None":
@@ -171,13 +176,17 @@ class ValidityEstimator:
     def estimate(self, items: Sequence[ValidityInput]) -> list[ValidityEstimate]:
         return [valid for valid, _ in self.estimate_both(items)]
 
-    def estimate_both(self, items: Sequence[ValidityInput]) -> list[tuple[ValidityEstimate, ValidityEstimate | None]]:
+    def estimate_both(self, items: Sequence[ValidityInput],
+                      cheap: bool = False) -> list[tuple[ValidityEstimate, ValidityEstimate | None]]:
         """Each item's validity estimate and natural estimate (None without a natural model), from
-        one feature row per item."""
-        rows = self.extractor.extract(items)
+        one feature row per item. ``cheap`` leaves out the features that cost a model pass per
+        candidate (the sentence encoder, the per-candidate LM terms; each at its fitted mean): the
+        lazy round's first order, a few milliseconds a candidate less."""
+        rows = self.extractor.extract(items, cheap=cheap)
         natural = self.natural
-        return [(self.model.estimate([row[k] for k in self._columns]),
-                 natural.estimate([row[k] for k in self._natural_columns]) if natural is not None else None)
+        skip, natural_skip = (self._costly, self._natural_costly) if cheap else (frozenset(), frozenset())
+        return [(self.model.estimate([row[k] for k in self._columns], skip),
+                 natural.estimate([row[k] for k in self._natural_columns], natural_skip) if natural is not None else None)
                 for row in rows]
 
 
@@ -191,6 +200,8 @@ class Gated:
     dropped: int
     by_operator: dict[str, int]
     estimates: dict[str, ValidityEstimate]
+    #: each kept candidate's place in the order, by text (lower is asked first; :meth:`ValidityGate.apply`)
+    keys: dict[str, float] = field(default_factory=dict)
 
 
 class ValidityGate:
@@ -243,4 +254,21 @@ class ValidityGate:
                                  naturalness=round(n.probability, 4) if n is not None else None)))
         kept.sort(key=lambda item: (item[0], item[1]))
         return Gated([c for _, _, c in kept], len(ranked) - len(kept), dict(sorted(by_operator.items())),
-                     {c.text: e for c, (e, _) in zip(ranked, both)})
+                     {c.text: e for c, (e, _) in zip(ranked, both)}, {c.text: key for key, _, c in kept})
+
+    def first_order(self, candidates: Sequence[Candidate], *, premise: str, hypothesis: str, target: str,
+                    operators_so_far: Sequence[str] = ()) -> list[tuple[float, bool]]:
+        """Each candidate's place in a lazy round's first order, with no model pass per candidate:
+        ``-validity_weight * log(estimate)`` from the estimate without its costly features (the
+        natural estimate when there is one), and whether that estimate puts it under ``natural_floor``."""
+        if not candidates:
+            return []
+        edits = len(operators_so_far) + 1
+        items = [ValidityInput(premise, hypothesis, c.text, (*operators_so_far, c.operator), target, edits)
+                 for c in candidates]
+        out = []
+        for e, n in self.estimator.estimate_both(items, cheap=True):
+            orders = n if n is not None else e
+            out.append((-self.weight * math.log(max(orders.probability, 1e-9)),
+                        n is not None and n.probability < self.natural_floor))
+        return out

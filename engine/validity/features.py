@@ -244,12 +244,20 @@ class FeatureExtractor:
         base = self.base_names
         return base + tuple(f"{n}|{t}" for t in TARGETS for n in base if not n.startswith("target:"))
 
-    def extract(self, items: Sequence[ValidityInput]) -> list[list[float]]:
+    def costly_columns(self, names: Sequence[str]) -> frozenset[int]:
+        """The positions in ``names`` (columns of :attr:`names`) of the features that cost a model pass
+        per candidate (:data:`COSTLY`): what :meth:`extract` leaves out with ``cheap``."""
+        return frozenset(k for k, n in enumerate(names) if n.split("|")[0] in COSTLY)
+
+    def extract(self, items: Sequence[ValidityInput], cheap: bool = False) -> list[list[float]]:
+        """One feature row per item (columns: :attr:`names`). ``cheap`` leaves the features that cost
+        a model pass per candidate (:data:`COSTLY`: the sentence encoder, the per-candidate LM terms)
+        at 0; an estimate read from such a row leaves them out (:meth:`ValidityModel.estimate`)."""
         if not items:
             return []
-        lm = self._lm(items)
+        lm = self._lm(items, cheap)
         edits = [word_edit(i.hypothesis, i.h_star) for i in items]  # once, for both feature groups
-        enc = self._encoder(items, edits)
+        enc = [[0.0, 0.0, 0.0] for _ in items] if cheap else self._encoder(items, edits)
         rows = []
         for k, item in enumerate(items):
             ops = set(item.operators)
@@ -283,9 +291,10 @@ class FeatureExtractor:
             *(new_word_use(" ".join(new_c), self.settings) if substitution else (0.0, 0.0)),
         ]
 
-    def _lm(self, items: Sequence[ValidityInput]) -> list[list[float]]:
+    def _lm(self, items: Sequence[ValidityInput], cheap: bool = False) -> list[list[float]]:
         """lm_delta, premise_delta, premise_gain_delta, h_log_perplexity: the H* terms are scored only
-        when a wanted feature uses them (:attr:`PER_CANDIDATE_LM`), the H terms once per hypothesis."""
+        when a wanted feature uses them (:attr:`PER_CANDIDATE_LM`) and the row is not ``cheap``, the H
+        terms once per hypothesis."""
         if self.scorer is None:
             return [[0.0, 0.0, 0.0, 0.0] for _ in items]
         hs = [h for h in dict.fromkeys(i.hypothesis for i in items) if h not in self._h_cache]
@@ -295,11 +304,11 @@ class FeatureExtractor:
         for text, value in zip(hs, self.scorer.score(hs)):
             self._h_cache[text] = value
         ppl = dict(self._h_cache)
-        if "lm_delta" in self.wanted or "premise_gain_delta" in self.wanted:
+        if not cheap and ("lm_delta" in self.wanted or "premise_gain_delta" in self.wanted):
             stars = list(dict.fromkeys(i.h_star for i in items))
             ppl.update(zip(stars, self.scorer.score(stars)))
         cond: dict[tuple[str, str], float] = {}
-        if "premise_delta" in self.wanted or "premise_gain_delta" in self.wanted:
+        if not cheap and ("premise_delta" in self.wanted or "premise_gain_delta" in self.wanted):
             pairs = list(dict.fromkeys([(i.premise, i.hypothesis) for i in items] + [(i.premise, i.h_star) for i in items]))
             cond = dict(zip(pairs, self.scorer.conditional_nll(pairs)))
         out = []
@@ -345,3 +354,6 @@ NUMERIC = (
 PER_CANDIDATE_LM = frozenset({"lm_delta", "premise_delta", "premise_gain_delta"})
 #: Features that cost a sentence-encoder pass per candidate.
 ENCODER = frozenset({"word_similarity", "h_similarity", "premise_similarity_delta"})
+#: Features that cost a model pass per candidate: a cheap estimate (the lazy round's first order,
+#: :class:`engine.validity.estimate.ValidityEstimator`) leaves them out.
+COSTLY = PER_CANDIDATE_LM | ENCODER

@@ -231,9 +231,10 @@ def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, attack: Atta
     def only_from_h(polarized, *args, **kwargs):
         return generate_candidates(polarized, *args, **kwargs)[:30] if polarized.sentence.text == pair.hypothesis else []
 
-    def run(patience: int):
-        return start_search(dataclasses.replace(small(settings, top_k=8, max_backtracks=0, round_patience=patience),
-                                                generate=only_from_h),
+    def run(patience: int, lazy: bool = False):
+        # 30 candidates for 8 places: the eager round here (``lazy_round`` off); the lazy one below
+        return start_search(dataclasses.replace(small(settings, top_k=8, max_backtracks=0, round_patience=patience,
+                                                      lazy_round=lazy), generate=only_from_h),
                             Target.of(pair.premise, pair.hypothesis, "contradiction", get_setup("C2C")), victim).run()
 
     whole, patient = run(0), run(1)
@@ -254,6 +255,13 @@ def test_a_paused_round_asks_the_rest_at_a_dead_end(victim: Victim, attack: Atta
     assert from_h[1].candidates == first.candidates[len(first.queried):]
     assert patient.status == whole.status == "failed" and patient.reason == "no-candidates"
     assert patient.queries == whole.queries  # every candidate once, whatever the order
+    # A lazy round pauses the same way: its rest, unchecked windows included, is asked at the dead end.
+    whole, patient = run(0, lazy=True), run(1, lazy=True)
+    first = patient.rounds[0]
+    assert first.outcome == "paused" and first.windows >= 1
+    from_h = [r for r in patient.rounds if r.hypothesis == pair.hypothesis]
+    assert [q.text for r in from_h for q in r.queried] == [q.text for q in whole.rounds[0].queried]
+    assert patient.queries == whole.queries and len(whole.rounds[0].queried) <= 8
 
 
 def test_budget_rounds_and_composition(victim: Victim, attack: Attack, settings, contradictions) -> None:
