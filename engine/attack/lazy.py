@@ -201,24 +201,25 @@ class LazyRound:
         context, pending = self.context, self.pending
         assert context is not None and context.premise is not None and self.gate is not None
         checked = self.costly.apply(window, context)
-        for name, n in checked.rejected.items():
-            pending.rejected[name] = pending.rejected.get(name, 0) + n
+        _tally(pending.rejected, checked.rejected)
         for name, ops in checked.by_operator.items():
-            into = pending.by_operator.setdefault(name, {})
-            for op, n in ops.items():
-                into[op] = into.get(op, 0) + n
+            _tally(pending.by_operator.setdefault(name, {}), ops)
         pending.passed += len(checked.kept)
         scored = _scored(checked.kept, context)
         gated = self.gate.apply(scored, premise=context.premise, hypothesis=self.hypothesis,
                                 target=context.setup.target_label.value, operators_so_far=self.operators_so_far)
         pending.estimates.update(gated.estimates)
         if self.gate.min_validity > 0:
-            pending.rejected[ValidityGate.name] = pending.rejected.get(ValidityGate.name, 0) + gated.dropped
+            _tally(pending.rejected, {ValidityGate.name: gated.dropped})
         if gated.by_operator:
-            into = pending.by_operator.setdefault(ValidityGate.name, {})
-            for op, n in gated.by_operator.items():
-                into[op] = into.get(op, 0) + n
+            _tally(pending.by_operator.setdefault(ValidityGate.name, {}), gated.by_operator)
         return [(gated.keys[c.text], c) for c in gated.kept]
+
+
+def _tally(into: dict[str, int], counts: Mapping[str, int]) -> None:
+    """Add ``counts`` to the running counts ``into`` (what a constraint or the gate dropped)."""
+    for name, n in counts.items():
+        into[name] = into.get(name, 0) + n
 
 
 def _scored(candidates: list[Candidate], context: CheckContext) -> list[Candidate]:
