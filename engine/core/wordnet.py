@@ -6,12 +6,13 @@ In: settings (where the WordNet copy lies). Out: NLTK's WordNet reader; a ``Toke
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from engine.core.resources import ResourceError, check_wordnet, use_nltk_data
+from engine.core.resources import ResourceError, check_wordnet
 from engine.core.settings import Settings
 
 if TYPE_CHECKING:
@@ -30,11 +31,48 @@ def _wordnet(settings: Settings) -> Any:
     status = check_wordnet(settings)
     if not status.found:
         raise ResourceError(f"WordNet is missing: {status.fix}")
-    use_nltk_data(settings)
-    from nltk.corpus import wordnet as reader
+    import nltk
 
-    reader.ensure_loaded()
-    return reader
+    try:
+        root = nltk.data.find("corpora/wordnet")
+    except LookupError:
+        root = nltk.data.find("corpora/wordnet.zip/wordnet/")
+    return _reader_at(str(root), root)
+
+
+_READERS: dict[str, Any] = {}
+_LOADING = threading.Lock()
+
+
+def _reader_at(location: str, root: Any) -> Any:
+    """One reader per WordNet copy (``location``), loaded once per process however many settings
+    objects point at it."""
+    with _LOADING:  # the app's sessions are threads: one load, not one per thread
+        if location not in _READERS:
+            _READERS[location] = _reader_class()(root, None)
+        return _READERS[location]
+
+
+@lru_cache(maxsize=1)
+def _reader_class() -> type:
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class WordNet30Reader(WordNetCorpusReader):  # type: ignore[misc]  # nltk ships no stubs
+        """NLTK's WordNet reader without the version map it builds at every load.
+
+        NLTK maps the multilingual (OMW) offsets of the corpus called "wordnet" onto the loaded copy
+        when their versions differ, and compares the copy's version ("3.0") with that name, not a
+        version: every load reads both sense indexes to map WordNet 3.0 onto itself (about 2 s of a
+        3 s load). The project reads WordNet 3.0 and no multilingual data, so there is nothing to
+        map: NLTK's own value for a copy of the same version is None.
+        """
+
+        def map_wn(self, version: str = "wordnet") -> Any:
+            if version == "wordnet" and self.get_version() == "3.0":
+                return None
+            return super().map_wn(version)
+
+    return WordNet30Reader
 
 
 @lru_cache(maxsize=100_000)

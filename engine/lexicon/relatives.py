@@ -164,11 +164,50 @@ def plain_word(word: str, upos: str, settings: Settings) -> bool:
 
 @lru_cache(maxsize=100_000)
 def profane(word: str) -> bool:
-    """Whether ``word`` is or contains a swear word (better_profanity; memoised: its check walks
-    every listed word's spelling variants, about a millisecond a call)."""
-    from better_profanity import profanity
+    """Whether ``word`` is or contains a swear word (better_profanity's word list and spelling
+    variants; memoised, and its word list indexed by first letter, see :class:`_FirstLetterIndex`)."""
+    return bool(_profanity().contains_profanity(word))
 
-    return bool(profanity.contains_profanity(word))
+
+class _FirstLetterIndex(list):
+    """better_profanity's censor list, answering ``in`` from the entries a word could match.
+
+    better_profanity tests each word of a text with ``word in CENSOR_WORDSET``, a list of some
+    900 entries, each matched against every spelling variant ("a" as "@", "4", ...): about a
+    millisecond a word, and an attack checks thousands of WordNet words. A word can only match
+    an entry whose first letter, or one of its variants, is the word's first character, so the
+    entries are grouped by those characters; an entry whose first character may vanish is
+    checked for every word. The answer is the list's own (the same ``==`` on the same entries).
+    """
+
+    def __init__(self, entries: list[Any]) -> None:
+        super().__init__(entries)
+        self._by_first: dict[str, list[Any]] = {}
+        self._always: list[Any] = []
+        for entry in entries:
+            combos = getattr(entry, "_char_combos", None)
+            firsts = {option[:1] for option in combos[0]} if combos else {""}
+            if "" in firsts:
+                self._always.append(entry)
+                continue
+            for first in firsts:
+                self._by_first.setdefault(first, []).append(entry)
+
+    def __contains__(self, word: object) -> bool:
+        if not isinstance(word, str) or not word:
+            return list.__contains__(self, word)
+        return any(entry == word for entry in self._by_first.get(word[0], ())) or any(
+            entry == word for entry in self._always)
+
+
+@lru_cache(maxsize=1)
+def _profanity() -> Any:
+    """The project's own better_profanity censor (its default word list), with the indexed list."""
+    from better_profanity import Profanity
+
+    censor = Profanity()
+    censor.CENSOR_WORDSET = _FirstLetterIndex(censor.CENSOR_WORDSET)
+    return censor
 
 
 register_function('lexicon.profane', profane)

@@ -28,7 +28,7 @@ import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engine.core.caches import register_function
 from engine.core.settings import Settings
@@ -194,10 +194,9 @@ def _hops(a, b) -> int | None:
 
 
 @lru_cache(maxsize=100_000)
-def _ancestors_cached(name: str) -> tuple[tuple[str, int], ...]:
-    from nltk.corpus import wordnet as reader
-
-    synset = reader.synset(name)
+def _ancestors_cached(synset: Any) -> tuple[tuple[str, int], ...]:
+    """The synset's ancestors within NO_HOPS (and its similar-tos at one hop), by name; memoised per
+    synset (NLTK's synsets hash and compare by name), read through the synset's own reader."""
     found: dict[str, int] = {}
     for s, d in synset.hypernym_distances():
         if d < NO_HOPS and (s.name() not in found or d < found[s.name()]):
@@ -211,7 +210,7 @@ register_function('features.ancestors', _ancestors_cached)
 
 
 def _ancestors(synset) -> dict[str, int]:
-    return dict(_ancestors_cached(synset.name()))
+    return dict(_ancestors_cached(synset))
 
 
 class FeatureExtractor:

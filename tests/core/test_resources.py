@@ -52,3 +52,28 @@ def test_doctor_reports_every_required_resource_found(settings: Settings) -> Non
     missing = [r.name for r in report.values() if not r.found and not r.optional]
     assert missing == []
     assert report["stanza:en"].found or "stanza.download('en')" in report["stanza:en"].fix
+
+
+def test_the_project_reads_wordnet_without_nltks_map_of_it_onto_itself() -> None:
+    """NLTK maps the multilingual offsets of "wordnet" onto every copy it loads, and for WordNet 3.0
+    maps 3.0 onto itself (two sense indexes read, seconds per process). The project's reader skips
+    that, and reads the same WordNet: the same senses, relations and sense counts as NLTK's."""
+    import nltk
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from engine.core.settings import get_settings
+    from engine.core.wordnet import wordnet
+
+    settings = get_settings()
+    ours = wordnet(settings)
+    if not resources.check_wordnet(settings).found:
+        pytest.skip("WordNet is not provisioned")
+    assert ours.map30 is None and ours.get_version() == "3.0"
+    assert wordnet(Settings(nltk_data=settings.nltk_data)) is ours  # one reader per copy, not per settings
+    plain = WordNetCorpusReader(nltk.data.find("corpora/wordnet"), None)
+    assert plain.map30  # what NLTK builds at each load
+    for word in ("dog", "run", "bank", "quickly", "green", "play"):
+        assert ours.synsets(word) == plain.synsets(word)
+        for a, b in zip(ours.synsets(word), plain.synsets(word)):
+            assert sorted(a.hyponyms()) == sorted(b.hyponyms()) and a.hypernyms() == b.hypernyms()
+            assert [lemma.count() for lemma in a.lemmas()] == [lemma.count() for lemma in b.lemmas()]

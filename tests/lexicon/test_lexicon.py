@@ -172,3 +172,26 @@ def test_a_basic_category_is_a_hypernym_however_far_up_with_the_flag(settings: S
     hops, prior_old, _, _ = wordnet_link("cat", "animal", on)
     assert hops == 5 and prior_old > 0.5  # cat.n.01 (the animal), at most the five hops the estimate knows
     assert wordnet_link("cat", "animal", off)[1] < 0.1  # without it: a rare sense of "cat" that is closer
+
+
+def test_the_indexed_profanity_check_answers_as_better_profanity_does() -> None:
+    """The first-letter index changes how fast a word is checked, never the answer: the same on
+    every listed word, their spelling variants, phrases holding them, and a sample of WordNet."""
+    import random
+
+    from better_profanity import profanity
+    from better_profanity.utils import read_wordlist
+
+    listed = sorted(read_wordlist(profanity._default_wordlist_filename))
+    names = sorted(lexicon.wordnet(get_settings()).all_lemma_names())
+    words = [
+        *listed, *(w.replace("i", "1").replace("a", "@").replace("s", "$") for w in listed),
+        *(f"a {w} b" for w in listed[::7]), *(w.upper() for w in listed[::5]),
+        *(n.replace("_", " ") for n in random.Random(3).sample(names, 1500)),
+        "", " ", "-", "assassin", "cocktail", "Scunthorpe", "pull-in", "sh!t", "s h i t",
+    ]
+    ours, theirs = lexicon._profanity(), profanity
+    answers = [theirs.contains_profanity(w) for w in words]
+    assert [ours.contains_profanity(w) for w in words] == answers
+    assert sum(answers) > 2000 and answers.count(False) > 1000  # both answers, many times
+    assert [lexicon.profane(w) for w in words[:50]] == answers[:50]
