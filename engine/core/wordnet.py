@@ -37,16 +37,17 @@ def _wordnet(settings: Settings) -> Any:
         root = nltk.data.find("corpora/wordnet")
     except LookupError:
         root = nltk.data.find("corpora/wordnet.zip/wordnet/")
-    return _reader_at(str(root), root)
+    return _reader_at(root)
 
 
 _READERS: dict[str, Any] = {}
 _LOADING = threading.Lock()
 
 
-def _reader_at(location: str, root: Any) -> Any:
-    """One reader per WordNet copy (``location``), loaded once per process however many settings
-    objects point at it."""
+def _reader_at(root: Any) -> Any:
+    """One reader per WordNet copy (NLTK's path pointer ``root``), loaded once per process however
+    many settings objects point at it."""
+    location = str(root)
     with _LOADING:  # the app's sessions are threads: one load, not one per thread
         if location not in _READERS:
             _READERS[location] = _reader_class()(root, None)
