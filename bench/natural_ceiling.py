@@ -16,9 +16,15 @@ label and ``ok`` English, beside what the run ended in.
         --labels results/validity/labels.jsonl
 
 ``to-label`` takes, per pair whose run did not end in a natural success, the fooling non-double-
-negation candidates with the highest natural estimate (``--per-pair``, default 2) that no label
-covers yet: a bounded check, so the report's "natural" ceiling is a lower bound on the true one
-(a pair counts only where a labelled candidate is natural).
+negation candidates with the highest natural estimate (``--per-pair``, default 2; v49 used 8) that
+no label covers yet: a bounded check, so the report's "natural reachable" is a lower bound on the
+true ceiling (a pair counts only where a labelled candidate is natural), and its "at most" adds
+every pair with a fooling lexical candidate no label covers.
+
+``second CEILING`` goes one edit further on the pairs where no first-round lexical edit fools the
+victim: a whole second round from each of the first ``--starts`` (5) lexical candidates, every
+candidate asked, written in the same form (each fooling H* with the first edit it went ``via``),
+so ``to-label`` and ``report`` read it as they read a first round.
 """
 
 from __future__ import annotations
