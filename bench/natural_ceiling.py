@@ -81,14 +81,16 @@ def _write(path: Path, rows: list[dict[str, Any]], began: float) -> None:
     print(f"wrote {len(rows)} pairs to {path} in {time.monotonic() - began:.0f} s", file=sys.stderr)
 
 
-def _first_rounds(rows: list[dict[str, Any]], attack: Any, desc: str) -> Iterator[tuple[dict[str, Any], Any, list[Any]]]:
+def _first_rounds(rows: list[dict[str, Any]], attack: Any,
+                  desc: str) -> Iterator[tuple[dict[str, Any], Any, Any, list[Any]]]:
     """Each row with its setup and its whole first round, with a progress bar; rows whose H cannot
     be read are left out after a one-line note."""
     for row in tqdm(rows, desc=desc, unit="pair", mininterval=10):
         setup = get_setup(row["setup"])
-        first = first_round_all(row, setup, attack)
+        local = attack.with_recipe(source_recipe(attack.recipe, row["source"]))
+        first = first_round_all(row, setup, local)
         if first is not None:
-            yield row, setup, first
+            yield row, setup, local, first
 
 
 def run(args: argparse.Namespace) -> None:
@@ -98,7 +100,7 @@ def run(args: argparse.Namespace) -> None:
     rows = rows[args.shard::args.shards]
     began = time.monotonic()
     out = []
-    for row, _, found in _first_rounds(rows, attack, f"ceiling {args.run.name}"):
+    for row, _, _, found in _first_rounds(rows, attack, f"ceiling {args.run.name}"):
         fooling = _fooling(victim, row, found)
         out.append({
             "setup": row["setup"], "source": row["source"], "index": row["index"],
@@ -111,16 +113,16 @@ def run(args: argparse.Namespace) -> None:
 
 def first_round_all(row: dict[str, Any], setup: Any, attack: Any) -> list[Any] | None:
     """Every candidate of the first round of ``row``'s attack in the order it would be asked (no
-    ``top_k`` cut), or None after a one-line note when H cannot be read."""
+    ``top_k`` cut), or None after a one-line note when H cannot be read. ``attack`` carries the
+    conventions of ``row``'s source already (:func:`_first_rounds`)."""
     from engine.attack.round import propose
     from engine.core.errors import InputError
     from engine.natlog.polarity import polarize
     from engine.parse import parse
 
     try:
-        local = attack.with_recipe(source_recipe(attack.recipe, row["source"]))
-        polarized = polarize(parse(row["hypothesis"], settings=local.settings), conventions=local.reading)
-        (proposal,) = propose(local, polarized, [setup], row["premise"], top_k=EVERY)
+        polarized = polarize(parse(row["hypothesis"], settings=attack.settings), conventions=attack.reading)
+        (proposal,) = propose(attack, polarized, [setup], row["premise"], top_k=EVERY)
     except InputError as exc:
         print(f"skipped {row['source']} pair: {exc}", file=sys.stderr)
         return None
@@ -144,8 +146,7 @@ def second(args: argparse.Namespace) -> None:
             if not any(f["operator"] != LAST_RESORT for f in r["fooling"])][args.shard::args.shards]
     began = time.monotonic()
     out = []
-    for row, setup, first in _first_rounds(rows, attack, f"second round {args.ceiling.name}"):
-        local = attack.with_recipe(source_recipe(attack.recipe, row["source"]))
+    for row, setup, local, first in _first_rounds(rows, attack, f"second round {args.ceiling.name}"):
         reference = local.ranker.scorer.score([row["hypothesis"]])[0]
         starts = [c for c in first if c.operator != LAST_RESORT][:args.starts]
         found: list[tuple[Any, Any]] = []
