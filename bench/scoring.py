@@ -1,7 +1,7 @@
 """Benchmark the fluency scorers: the same candidates scored one by one and batched.
 
     python bench/scoring.py [--n 512] [--data ../shared/data/snli_test.tsv] [--masked-lm NAME]
-                            [--dtypes float32,bfloat16]
+                            [--dtypes float32,bfloat16] [--rows 8,16,32,64]
 
 Candidates are generated from SNLI test hypotheses (each with the setups of its
 gold label). The causal scorer is the registry's ``settings.causal_lm`` (SmolLM2-135M
@@ -10,6 +10,10 @@ BertForMaskedLM with the all-MiniLM-L6-v2 encoder and an untrained MLM head
 (representative for speed only). Each scorer runs in every ``--dtypes`` precision. Prints
 sentences per second, the batching speed-up, and how far each precision's scores and ranking
 are from the first precision's.
+
+``--rows`` also scores the same candidates with the causal scorer's batches capped at each number
+of rows (a fresh scorer each, after one warm-up batch): how much larger batches would gain, which is
+what running several searches in lockstep, to batch their rounds together, could save at most.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import csv
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -28,7 +34,7 @@ from engine.api import get_settings
 from engine.core.errors import InputError
 from engine.core.resources import minilm_path
 from engine.edits.candidates import generate_candidates
-from engine.models.language import load_causal_lm, load_masked_lm, resolve_device
+from engine.models.language import LoadedModel, load_causal_lm, load_masked_lm, resolve_device
 from engine.natlog.polarity import polarize
 from engine.natlog.setups import setups_for_label
 from engine.parse import parse
@@ -68,10 +74,14 @@ def minilm_masked_lm_folder(folder: Path) -> Path:
     return folder
 
 
-def measure(name: str, scorer: Scorer, texts: list[str]) -> list[float]:
+def measure(name: str, make: Callable[[], Scorer], texts: list[str]) -> list[float]:
+    """The same texts scored one by one and batched, each by a fresh scorer from ``make`` (the causal
+    scorer memoises per text: one scorer would answer the batched pass from its memo)."""
+    scorer = make()
     start = time.perf_counter()
     single = [scorer.score([t])[0] for t in tqdm(texts, desc=f"{name} one by one", leave=False)]
     one_by_one = time.perf_counter() - start
+    scorer = make()
     passes = getattr(scorer, "forward_passes", 0)
     start = time.perf_counter()
     batched = scorer.score(texts)
@@ -84,6 +94,19 @@ def measure(name: str, scorer: Scorer, texts: list[str]) -> list[float]:
         + (f"   ({passes} forward passes batched)" if passes else "")
     )
     return batched
+
+
+def by_rows(name: str, lm: LoadedModel, texts: list[str], rows: list[int]) -> list[float]:
+    """Sentences a second when the causal scorer's batches hold at most each of ``rows`` texts."""
+    CausalLMScorer(lm).score(texts[:16])  # warm-up
+    rates = []
+    for n in rows:
+        scorer = CausalLMScorer(lm, max_rows=n)
+        start = time.perf_counter()
+        scorer.score(texts)
+        rates.append(len(texts) / (time.perf_counter() - start))
+    print(f"{name:<34} " + "   ".join(f"{n} rows {rate:6.1f} sent/s" for n, rate in zip(rows, rates)))
+    return rates
 
 
 def compare(name: str, reference: list[float], scores: list[float]) -> None:
@@ -104,6 +127,7 @@ def main() -> None:
     parser.add_argument("--skip", choices=("causal", "masked"), default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated precisions to measure")
+    parser.add_argument("--rows", default="", help="comma-separated batch sizes (rows) to time the causal scorer at")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -120,7 +144,9 @@ def main() -> None:
         for dtype in dtypes:
             lm = load_causal_lm(settings=settings, dtype=dtype)
             print(f"causal LM {lm.name!r} in {dtype} loaded in {lm.load_seconds:.1f}s")
-            scores = measure(f"causal PPL (SmolLM2-135M, {dtype})", CausalLMScorer(lm), texts)
+            scores = measure(f"causal PPL (SmolLM2-135M, {dtype})", partial(CausalLMScorer, lm), texts)
+            if args.rows:
+                by_rows(f"  by batch rows ({dtype})", lm, texts, [int(r) for r in args.rows.split(",")])
             if reference is not None:
                 compare(dtypes[0], reference, scores)
             reference = reference or scores
@@ -131,7 +157,7 @@ def main() -> None:
             reference = None
             for dtype in dtypes:
                 mlm = load_masked_lm(name, settings=settings.with_overrides(lm_dtype=dtype))
-                scores = measure(f"masked PPPL ({label}, {dtype})", MaskedLMScorer(mlm), texts)
+                scores = measure(f"masked PPPL ({label}, {dtype})", partial(MaskedLMScorer, mlm), texts)
                 if reference is not None:
                     compare(dtypes[0], reference, scores)
                 reference = reference or scores

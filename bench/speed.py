@@ -10,6 +10,13 @@ pair, and per pair that spent the budget, with mean queries; then a fingerprint 
 identical results; then each cache's lookups and hit rate over the attacks (engine/core/caches.py).
 Per setup it also counts the rounds, those that ran lazy (``lazy_round``: more candidates than
 ``top_k`` after the cheap checks) and the texts the ranking LM scored (its cache misses).
+
+A second table is the ranking LM's share and its floor. Per attacked pair: the distinct candidates
+the search asked the victim, the texts the LM scored (every use: the fluency floor, the ranking,
+verb fit), the seconds its forward passes took, and so its cost per text. The fluency floor is a
+constraint every asked candidate passes, so no order of the same checks can score fewer texts than
+it asks: "LM floor s / pair" is the distinct asked candidates times the measured cost of a text,
+what the LM alone would cost a round that scored only what it asks.
 ``--all-operators`` turns every edit operator on and the insertion-fit cost, the
 edit cap and the source check off (close to the settings of the measured runs of docs/attacks.md, where
 failing attacks spend the budget).
@@ -33,6 +40,7 @@ from engine.attack.recipe import load_recipe  # noqa: E402
 from engine.core import caches  # noqa: E402
 from engine.core.vocab import AttackStatus  # noqa: E402
 from engine.natlog.setups import SETUPS, get_setup  # noqa: E402
+from engine.ranking.scoring import LMWork, lm_work  # noqa: E402
 from engine.reports.tables import format_table  # noqa: E402
 from engine.runs.runner import RunHooks, RunSpec, run_attacks  # noqa: E402
 from engine.store.store import RunStore  # noqa: E402
@@ -41,6 +49,22 @@ from engine.victim.model import load_victim  # noqa: E402
 
 def mean(values: list[float]) -> float | None:
     return statistics.mean(values) if values else None
+
+
+def distinct_asked(trace: dict) -> int:
+    """The distinct candidate texts an attack asked the victim, over all its rounds."""
+    return len({q["text"] for r in trace.get("rounds", []) for q in r.get("queried", [])})
+
+
+def lm_floor(setup: str, attacks: list, lm: LMWork) -> list:
+    """One row of the LM table: per attacked pair, the distinct candidates asked, the LM's texts and
+    seconds, its milliseconds a text, and the floor (asked x seconds a text)."""
+    n = len(attacks)
+    asked = mean([float(distinct_asked(a.record.trace or {})) for a in attacks])
+    per_text = lm.seconds_per_text
+    return [setup, asked, lm.rows / n if n else None, lm.seconds / n if n else None,
+            per_text * 1000 if per_text is not None else None,
+            asked * per_text if asked is not None and per_text is not None else None]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,14 +86,16 @@ def main(argv: list[str] | None = None) -> int:
     attack = build(recipe, Resources.of(settings))
     loaded = time.monotonic() - began
     args.db.unlink(missing_ok=True)
-    rows, digest = [], hashlib.sha256()
+    rows, floors, digest = [], [], hashlib.sha256()
     total, looked_up = time.monotonic(), caches.counts()
     with RunStore.open(args.db) as store:
         for name in args.setups.split(","):
             setup = get_setup(name)
             spec = RunSpec(f"speed-{setup.name}", args.data, args.format, setup, "offline", limit=args.limit,
                            seed=args.seed, split=args.split)
+            lm_before = lm_work()
             report = run_attacks(store, spec, attack, victim, hooks=RunHooks(progress=False))
+            lm = lm_work() - lm_before
             attacks = [a for a in store.attacks(report.run.id) if a.record.status != AttackStatus.SKIPPED]
             seconds = [float((a.record.trace or {}).get("seconds", 0.0)) for a in attacks]
             failed = [(s, a) for s, a in zip(seconds, attacks) if a.record.status == AttackStatus.FAILED]
@@ -80,12 +106,15 @@ def main(argv: list[str] | None = None) -> int:
                          mean(seconds), mean([s for s, _ in failed]), len(spent), mean([s for s, _ in spent]),
                          mean([float(a.record.queries) for a in attacks]), len(rounds),
                          sum(1 for r in rounds if r.get("windows")), scored])
+            floors.append(lm_floor(setup.name, attacks, lm))
             for a in store.attacks(report.run.id, with_trace=False):
                 digest.update(f"{setup.name}|{a.record.pair_index}|{a.record.status}|{a.record.adversarial_hypothesis}|"
                               f"{a.record.queries}\n".encode())
     headers = ["setup", "attacked", "successful", "failed", "wall s", "s / pair", "s / failing pair",
                "budget spent", "s / budget-spent pair", "queries / pair", "rounds", "lazy rounds", "LM-scored texts"]
     print(format_table(headers, rows, frozenset()))
+    print("\n" + format_table(["setup", "asked / pair", "LM texts / pair", "LM s / pair", "LM ms / text",
+                               "LM floor s / pair"], floors, frozenset()))
     print(f"\nmodels loaded in {loaded:.1f} s; attacks {time.monotonic() - total:.1f} s; "
           f"results fingerprint {digest.hexdigest()[:16]} (limit={args.limit}, seed={args.seed}, "
           f"all_operators={args.all_operators})")

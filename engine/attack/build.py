@@ -19,7 +19,7 @@ In: a recipe and resources. Out: an :class:`Attack`.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from engine.attack.recipe import SECTIONS, AttackRecipe
 from engine.constraints.chain import ConstraintChain
+from engine.core.errors import InputError
 from engine.core.settings import ConventionsSection, LexiconSection, RankingSection, SearchSection, Settings
 from engine.edits.candidates import generate_candidates
 from engine.edits.operators import EditOperator
@@ -116,6 +117,24 @@ class Attack:
         """The attack ``recipe`` describes, built from the same resources (cheap: models are loaded)."""
         return self if recipe == self.recipe else dataclasses.replace(build(recipe, self.resources),
                                                                      generate=self.generate)
+
+    def warm(self, hypotheses: Sequence[str]) -> None:
+        """Score the hypotheses of pairs about to be attacked under the float32 LM, in one batch.
+        Each attack's validity features read its H's float32 perplexity; scored alone, that is one
+        forward pass of one sentence (about 0.1 s on 2 cores, against 0.02 s a sentence batched).
+        Without a validity gate nothing reads it, and nothing is scored. Texts the search would
+        refuse are left out (the search reports them)."""
+        if self.ranker.gate is None:
+            return
+        from engine.parse import validate_text
+
+        texts = []
+        for h in hypotheses:
+            try:
+                texts.append(validate_text(h, self.search.max_chars))
+            except InputError:
+                continue
+        self.ranker.perplexity.score(texts)
 
     def for_data(self, data: Path, fmt: str) -> Attack:
         """The attack for pairs of ``data``: the recipe's ``indefinite_reading = auto`` resolved by

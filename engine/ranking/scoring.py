@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Protocol, TypeVar
 
@@ -64,6 +65,37 @@ def _length_batches(lengths: Sequence[int], max_tokens: int, max_rows: int) -> l
     return batches
 
 
+@dataclasses.dataclass(frozen=True)
+class LMWork:
+    """What the process's causal-LM scorers computed: forward passes, the texts (rows) they scored
+    and the seconds they took. Subtract two snapshots of :func:`lm_work` for a stretch of work."""
+
+    passes: int = 0
+    rows: int = 0
+    seconds: float = 0.0
+
+    def __sub__(self, other: LMWork) -> LMWork:
+        return LMWork(self.passes - other.passes, self.rows - other.rows, self.seconds - other.seconds)
+
+    @property
+    def seconds_per_text(self) -> float | None:
+        return self.seconds / self.rows if self.rows else None
+
+
+class _Tally:
+    passes = rows = 0
+    seconds = 0.0
+
+
+_WORK = _Tally()
+
+
+def lm_work() -> LMWork:
+    """The work of every :class:`CausalLMScorer` of the process so far (a run rebuilds its attack,
+    and so its scorers, per data file: a per-scorer count would miss it)."""
+    return LMWork(_WORK.passes, _WORK.rows, _WORK.seconds)
+
+
 class CausalLMScorer:
     """Perplexity under a causal LM: exp of the mean token negative log-likelihood.
 
@@ -82,7 +114,9 @@ class CausalLMScorer:
         self._pad = tok.pad_token_id if tok.pad_token_id is not None else self._start
         self._memo: Memo[str, float] = Memo("lm.scores", cache_size)
         self._continued: Memo[tuple[str, tuple[int, ...]], float] = Memo("lm.continuations", cache_size)
-        self.forward_passes = 0
+        #: this scorer's forward passes, the texts (rows) they scored and the seconds they took, over
+        #: every use (scores, conditional and continuation NLLs); :func:`lm_work` sums every scorer's
+        self.forward_passes, self.rows_scored, self.seconds = 0, 0, 0.0
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
         return [len(self.lm.tokenizer(t, add_special_tokens=False)["input_ids"]) for t in texts]
@@ -103,6 +137,7 @@ class CausalLMScorer:
         """Mean NLL of the tokens ``ids[i][first[i]:]`` given those before them, in length-sorted,
         dynamically padded batches."""
         out = [math.inf] * len(ids)
+        began = time.perf_counter()
         for batch in _length_batches([len(x) for x in ids], self.max_tokens, self.max_rows):
             width = max(len(ids[i]) for i in batch)
             input_ids = torch.full((len(batch), width), self._pad, dtype=torch.long)
@@ -119,6 +154,12 @@ class CausalLMScorer:
             counts = scored[:, 1:].sum(dim=1).clamp(min=1)
             for row, value in zip(batch, (nll.sum(dim=1) / counts).tolist()):
                 out[row] = value
+            self.rows_scored += len(batch)
+            _WORK.rows += len(batch)
+            _WORK.passes += 1
+        elapsed = time.perf_counter() - began
+        self.seconds += elapsed
+        _WORK.seconds += elapsed
         return out
 
     def conditional_nll(self, pairs: Sequence[tuple[str, str]]) -> list[float]:

@@ -11,7 +11,7 @@ import torch
 
 from engine.core.settings import SettingsError, get_settings
 from engine.models.language import LoadedModel, load_causal_lm, load_masked_lm
-from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, build_scorer, rank
+from engine.ranking.scoring import CausalLMScorer, MaskedLMScorer, build_scorer, lm_work, rank
 from tests.ranking.test_models import build_tiny_masked_lm
 
 SENTENCES = [
@@ -104,6 +104,16 @@ def test_a_text_is_scored_once(settings) -> None:
     passes = scorer.forward_passes
     assert scorer.score(SENTENCES[:2]) == first[:2] and scorer.forward_passes == passes
     assert scorer.score(SENTENCES[:1] + ["A new sentence."])[0] == first[0] and scorer.forward_passes == passes + 1
+    # what bench/speed.py divides into a cost per text: every row a forward pass scored, and its time
+    assert scorer.rows_scored == len(SENTENCES) + 1 and scorer.seconds > 0
+    rows, seconds, work = scorer.rows_scored, scorer.seconds, lm_work()
+    scorer.continuation_nll([("A man is", "playing a guitar.")])
+    assert scorer.rows_scored == rows + 1 and scorer.seconds > seconds
+    # the process's tally sums every scorer (a run rebuilds its attack, and so its scorers)
+    other = CausalLMScorer(scorer.lm)
+    other.score(["Another new sentence."])
+    done = lm_work() - work
+    assert (done.passes, done.rows) == (2, 2) and done.seconds > 0 and done.seconds_per_text == done.seconds / 2
 
 
 def _reference_pppl(lm: LoadedModel, text: str) -> float:

@@ -70,3 +70,48 @@ def test_select_pairs_is_seeded_and_keeps_file_order(shared_data: Path) -> None:
     assert all(pairs[k] == p and p.label == "entailment" for k, p in first)
 
 
+
+
+def _fresh_slice(path: Path, hypotheses: list[str]) -> Path:
+    path.write_text("".join(f"{900 + k}\tA dog runs in the park.\t{h}\tCONTRADICTION\n" for k, h in enumerate(hypotheses)),
+                    encoding="utf-8")
+    return path
+
+
+def test_a_run_scores_the_next_hypotheses_under_the_float32_lm_in_one_batch(
+        victim: Victim, attack: Attack, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack.warm: each attack's validity features read its H's float32 perplexity, one forward pass
+    of one sentence when scored alone; a run scores the next pairs' H together instead. The tiny
+    victim answers contradiction to everything, so each C2E attack succeeds at once (and scores its
+    H* alone, for the reported perplexity)."""
+    assert attack.ranker.gate is not None
+    # the attack a run of a TSV file makes (the recipe's readings resolved for the format)
+    perplexity = attack.for_data(tmp_path / "any.tsv", "tsv").ranker.perplexity
+    setup = get_setup("C2E")
+
+    def passes_for(name: str, hypotheses: list[str]) -> int:
+        before = perplexity.forward_passes
+        with RunStore.open(tmp_path / f"{name}.sqlite") as store:
+            report = run_attacks(store, RunSpec(name, _fresh_slice(tmp_path / f"{name}.tsv", hypotheses), "tsv",
+                                                setup, "tiny"), attack, victim, hooks=RunHooks(progress=False))
+        assert (report.attacked, report.successful) == (3, 3)
+        return perplexity.forward_passes - before
+
+    warmed = passes_for("warm", ["A cat sleeps on a blue sofa.", "Two birds sing in a tall tree.",
+                                 "A girl paints a small boat."])
+    monkeypatch.setattr(Attack, "warm", lambda self, hypotheses: None)
+    alone = passes_for("alone", ["A horse eats green grass.", "An old man reads a thick book.",
+                                 "Three boys kick a red ball."])
+    assert alone - warmed == 2  # three H scored in one pass instead of three
+
+
+def test_warm_leaves_out_what_the_search_refuses_and_scores_nothing_without_a_gate(attack: Attack) -> None:
+    perplexity = attack.ranker.perplexity
+    before = perplexity.forward_passes
+    attack.warm(["  A tall woman climbs a steep hill.  ", "", "x" * 100_000])
+    assert perplexity.forward_passes == before + 1
+    perplexity.score(["A tall woman climbs a steep hill."])  # stripped as the search strips it: scored already
+    assert perplexity.forward_passes == before + 1
+    ungated = dataclasses.replace(attack, ranker=dataclasses.replace(attack.ranker, gate=None))
+    ungated.warm(["A short man walks down a gentle slope."])
+    assert perplexity.forward_passes == before + 1
