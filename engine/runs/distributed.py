@@ -31,7 +31,7 @@ from engine.core.errors import InputError
 from engine.core.vocab import AttackStatus
 from engine.data.readers import NLIPair, read_pairs
 from engine.natlog.setups import get_setup
-from engine.runs.runner import RunReport, RunSpec, VictimInfo, start_run
+from engine.runs.runner import WARM_AHEAD, RunReport, RunSpec, VictimInfo, start_run
 from engine.store.records import AttackRecord
 from engine.store.store import RunStore
 from engine.victim.model import load_victim, victim_labels, victim_location
@@ -86,6 +86,10 @@ class AttackWorker:
         self.attack = build(recipe, resources)
         self.victim = load_victim(victim_name, label_map, settings=resources.settings)
 
+    def warm(self, hypotheses: list[str]) -> None:
+        """Score the hypotheses of pairs this actor may attack next in one batch (:meth:`Attack.warm`)."""
+        self.attack.warm(hypotheses)
+
     def attack_one(self, index: int, pair: NLIPair, setup_name: str) -> AttackRecord:
         started = datetime.now(UTC)
         result = attack_pair(self.attack, Target.of_pair(pair, get_setup(setup_name)), self.victim)
@@ -137,9 +141,15 @@ def run_attacks_distributed(store: RunStore, spec: RunSpec, attack: Attack, ray_
     pending: dict[Any, tuple[int, Any]] = {}
     idle = list(actors)
     failure: tuple[int, BaseException] | None = None
+    sent = 0
     try:
         while (queue and failure is None) or pending:
             while queue and idle and failure is None:
+                if sent % WARM_AHEAD == 0:  # any actor may take any of the next pairs: each scores their H
+                    upcoming = [p.hypothesis for _, p in queue[:WARM_AHEAD]]
+                    for each in actors:
+                        each.warm.remote(upcoming)  # an actor runs its calls in order: before the attacks
+                sent += 1
                 index, pair = queue.pop(0)
                 actor = idle.pop()
                 pending[actor.attack_one.remote(index, pair, spec.setup.name)] = (index, actor)
