@@ -57,15 +57,17 @@ def distinct_asked(trace: dict) -> int:
     return len({q["text"] for r in trace.get("rounds", []) for q in r.get("queried", [])})
 
 
-def lm_floor(setup: str, attacks: list, lm: LMWork) -> list:
-    """One row of the LM table: per attacked pair, the distinct candidates asked, the LM's texts and
-    seconds, its milliseconds a text, and the floor (asked x seconds a text)."""
+def lm_floor(setup: str, attacks: list, lm: LMWork) -> tuple[list, float]:
+    """One row of the LM table (per attacked pair: the distinct candidates asked, the LM's texts and
+    seconds, its milliseconds a text, and the floor, asked x seconds a text), and the LM's seconds
+    above its floor over the whole setup: what scoring only the asked candidates would save."""
     n = len(attacks)
-    asked = mean([float(distinct_asked(a.record.trace or {})) for a in attacks])
+    asked = [float(distinct_asked(a.record.trace or {})) for a in attacks]
     per_text = lm.seconds_per_text
-    return [setup, asked, lm.rows / n if n else None, lm.seconds / n if n else None,
-            per_text * 1000 if per_text is not None else None,
-            asked * per_text if asked is not None and per_text is not None else None]
+    floor = sum(asked) * per_text if per_text is not None else lm.seconds
+    row = [setup, mean(asked), lm.rows / n if n else None, lm.seconds / n if n else None,
+           per_text * 1000 if per_text is not None else None, floor / n if n else None]
+    return row, lm.seconds - floor
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -108,12 +110,10 @@ def main(argv: list[str] | None = None) -> int:
                          mean(seconds), mean([s for s, _ in failed]), len(spent), mean([s for s, _ in spent]),
                          mean([float(a.record.queries) for a in attacks]), len(rounds),
                          sum(1 for r in rounds if r.get("windows")), scored])
-            floors.append(lm_floor(setup.name, attacks, lm))
-            floor_row, attack_seconds = floors[-1], attack_seconds + report.seconds
-            if floor_row[3] is not None and floor_row[5] is not None:  # the attacks' time, less the LM's above its floor
-                at_floor += report.seconds - len(attacks) * (floor_row[3] - floor_row[5])
-            else:
-                at_floor += report.seconds
+            floor_row, above_floor = lm_floor(setup.name, attacks, lm)
+            floors.append(floor_row)
+            attack_seconds += report.seconds
+            at_floor += report.seconds - above_floor
             for a in store.attacks(report.run.id, with_trace=False):
                 digest.update(f"{setup.name}|{a.record.pair_index}|{a.record.status}|{a.record.adversarial_hypothesis}|"
                               f"{a.record.queries}\n".encode())
