@@ -109,6 +109,17 @@ def by_rows(name: str, lm: LoadedModel, texts: list[str], rows: list[int]) -> li
     return rates
 
 
+def row_counts(value: str) -> list[int]:
+    """``--rows``: comma-separated positive whole numbers."""
+    try:
+        rows = [int(v) for v in value.split(",") if v.strip()]
+    except ValueError:
+        rows = []
+    if not rows or min(rows) < 1:
+        raise argparse.ArgumentTypeError(f"expected positive whole numbers separated by commas, got {value!r}")
+    return rows
+
+
 def compare(name: str, reference: list[float], scores: list[float]) -> None:
     """How far ``scores`` are from ``reference``: relative difference and rank agreement."""
     from scipy.stats import spearmanr
@@ -127,7 +138,8 @@ def main() -> None:
     parser.add_argument("--skip", choices=("causal", "masked"), default=None)
     parser.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's choice)")
     parser.add_argument("--dtypes", default="float32,bfloat16", help="comma-separated precisions to measure")
-    parser.add_argument("--rows", default="", help="comma-separated batch sizes (rows) to time the causal scorer at")
+    parser.add_argument("--rows", type=row_counts, default=[],
+                        help="comma-separated batch sizes (rows) to time the causal scorer at")
     args = parser.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -146,7 +158,7 @@ def main() -> None:
             print(f"causal LM {lm.name!r} in {dtype} loaded in {lm.load_seconds:.1f}s")
             scores = measure(f"causal PPL (SmolLM2-135M, {dtype})", partial(CausalLMScorer, lm), texts)
             if args.rows:
-                by_rows(f"  by batch rows ({dtype})", lm, texts, [int(r) for r in args.rows.split(",")])
+                by_rows(f"  by batch rows ({dtype})", lm, texts, args.rows)
             if reference is not None:
                 compare(dtypes[0], reference, scores)
             reference = reference or scores
